@@ -1,0 +1,1 @@
+"""The small shared core every component builds on: errors, logging, config, version."""

@@ -1,0 +1,1 @@
+"""skctl: the command-line tool users drive the product with."""

@@ -1,0 +1,53 @@
+"""skctl's entry point: the command tree and the one place user errors become exit codes.
+
+Subcommand groups live in their own modules (``env_commands``, ``trace_commands``, ...) and are
+attached here, so adding a feature never means editing another feature's module.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from simkube.core.errors import SimkubeError
+from simkube.core.logs import configure_logging
+from simkube.core.version import UPSTREAM, product_version
+from simkube.skctl.env_commands import env_group
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--log-level", default="warning", show_default=True,
+              type=click.Choice(["debug", "info", "warning", "error"]),
+              help="Verbosity of the structured log on stderr.")
+def cli(log_level: str) -> None:
+    """Record, replay, autoscale and report simulated Kubernetes clusters."""
+    configure_logging(level=log_level)
+
+
+@cli.command()
+def version() -> None:
+    """Print skctl's version and the upstream versions it builds and runs."""
+    click.echo(f"skctl {product_version()}")
+    click.echo(f"kubernetes {UPSTREAM.kubernetes}  etcd {UPSTREAM.etcd}  "
+               f"kwok {UPSTREAM.kwok}  cluster-autoscaler {UPSTREAM.cluster_autoscaler}")
+
+
+cli.add_command(env_group)
+
+
+def main() -> None:
+    """Run skctl; a ``SimkubeError`` prints its message and exits with its code."""
+    try:
+        result = cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except SimkubeError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    # In non-standalone mode click hands back ``ctx.exit(code)`` codes instead of exiting.
+    sys.exit(result if isinstance(result, int) else 0)
