@@ -1,0 +1,111 @@
+"""What upstream binaries the environment needs and how each is built from Go modules.
+
+Each ``BuildGroup`` is one small wrapper Go module under ``toolchain/`` with a checked-in
+``go.mod``/``go.sum`` that pins the upstream module (and, for Kubernetes, replaces its staging
+modules with their published releases). Binaries of one group share a build so Go compiles
+their common packages once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from simkube.core.version import UPSTREAM
+
+TOOLCHAIN_DIR = Path(__file__).resolve().parent / "toolchain"
+
+
+class Binary(StrEnum):
+    ETCD = "etcd"
+    KUBE_APISERVER = "kube-apiserver"
+    KUBE_CONTROLLER_MANAGER = "kube-controller-manager"
+    KUBE_SCHEDULER = "kube-scheduler"
+    KUBECTL = "kubectl"
+    KWOK = "kwok"
+    KWOKCTL = "kwokctl"
+    CLUSTER_AUTOSCALER = "cluster-autoscaler"
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildGroup:
+    name: str
+    version: str
+    packages: dict[Binary, str]
+    ldflags: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    optional: bool = False
+    module_dir: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "module_dir", TOOLCHAIN_DIR / self.name)
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever the pinned modules or build flags change, so the cache misses."""
+        digest = hashlib.sha256()
+        for name in ("go.mod", "go.sum"):
+            path = self.module_dir / name
+            digest.update(path.read_bytes() if path.is_file() else b"<missing>")
+        digest.update(repr((sorted(self.packages.items()), self.ldflags, self.tags)).encode())
+        return digest.hexdigest()[:12]
+
+    @property
+    def cache_key(self) -> str:
+        return f"{self.name}-{self.version}-{self.fingerprint}"
+
+
+def _kube_version_flags(version: str) -> tuple[str, ...]:
+    major, minor = version.removeprefix("v").split(".")[:2]
+    stamps = {"gitVersion": version, "gitMajor": major, "gitMinor": minor,
+              "gitTreeState": "clean"}
+    return tuple(
+        f"-X {package}.{key}={value}"
+        for package in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version")
+        for key, value in stamps.items()
+    )
+
+
+KUBERNETES = BuildGroup(
+    name="kubernetes",
+    version=UPSTREAM.kubernetes,
+    packages={
+        Binary.KUBE_APISERVER: "k8s.io/kubernetes/cmd/kube-apiserver",
+        Binary.KUBE_CONTROLLER_MANAGER: "k8s.io/kubernetes/cmd/kube-controller-manager",
+        Binary.KUBE_SCHEDULER: "k8s.io/kubernetes/cmd/kube-scheduler",
+        Binary.KUBECTL: "k8s.io/kubernetes/cmd/kubectl",
+    },
+    ldflags=_kube_version_flags(UPSTREAM.kubernetes),
+)
+ETCD = BuildGroup(
+    name="etcd",
+    version=UPSTREAM.etcd,
+    packages={Binary.ETCD: "go.etcd.io/etcd/server/v3"},
+)
+KWOK = BuildGroup(
+    name="kwok",
+    version=UPSTREAM.kwok,
+    packages={
+        Binary.KWOK: "sigs.k8s.io/kwok/cmd/kwok",
+        Binary.KWOKCTL: "sigs.k8s.io/kwok/cmd/kwokctl",
+    },
+)
+CLUSTER_AUTOSCALER = BuildGroup(
+    name="cluster-autoscaler",
+    version=UPSTREAM.cluster_autoscaler,
+    packages={Binary.CLUSTER_AUTOSCALER: "k8s.io/autoscaler/cluster-autoscaler"},
+    tags=("externalgrpc", "kwok"),
+    optional=True,
+)
+
+CORE_GROUPS: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES)
+ALL_GROUPS: tuple[BuildGroup, ...] = (*CORE_GROUPS, CLUSTER_AUTOSCALER)
+
+
+def group_of(binary: Binary) -> BuildGroup:
+    for group in ALL_GROUPS:
+        if binary in group.packages:
+            return group
+    raise KeyError(binary)

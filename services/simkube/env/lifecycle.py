@@ -1,0 +1,195 @@
+"""``env up`` and ``env down``: start the control plane in order, stop it completely.
+
+``up`` writes state.json after every process it starts, and on any failure stops what it
+started and removes the environment directory, so a failed ``up`` leaves nothing half-done.
+``down`` stops components in reverse order and removes the directory; it also cleans up after
+an ``up`` that was killed midway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from simkube.core.errors import EnvironmentStateError, SimkubeError
+from simkube.core.logs import get_logger
+from simkube.env import health, nodes, ports, processes, state
+from simkube.env.certs import (ADMIN, CONTROLLER_MANAGER, KWOK, SCHEDULER, Identity,
+                               generate_pki)
+from simkube.env.components import Component, ComponentSpec, Layout, Ports, control_plane
+from simkube.env.kubeconfig import write_kubeconfig
+from simkube.env.paths import env_dir, known_env_names
+from simkube.env.schedconfig import load_user_config, write_scheduler_config
+
+log = get_logger(__name__)
+STAGES = Path(__file__).resolve().parent / "kwok-stages.yaml"
+HEALTH_TIMEOUT = {Component.KUBE_APISERVER: 60.0}
+DEFAULT_HEALTH_TIMEOUT = 30.0
+NODES_READY_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpOptions:
+    name: str
+    nodes: int = 0
+    node_template: Path | None = None
+    scheduler_config: Path | None = None
+    apiserver_port: int | None = None
+
+
+def _allocate_ports(options: UpOptions) -> Ports:
+    fixed = options.apiserver_port
+    if fixed is not None:
+        ports.require_free(fixed, purpose="kube-apiserver")
+    free = ports.allocate(6, exclude={fixed} if fixed else None)
+    return Ports(etcd_client=free[0], etcd_peer=free[1], apiserver=fixed or free[2],
+                 controller_manager=free[3], scheduler=free[4], kwok=free[5])
+
+
+def _prepare_files(layout: Layout, server: str, options: UpOptions,
+                   user_scheduler_config: dict[str, object] | None) -> None:
+    generate_pki(layout.pki)
+    identities: dict[Path, Identity] = {layout.admin_kubeconfig: ADMIN}
+    for identity in (CONTROLLER_MANAGER, SCHEDULER, KWOK):
+        identities[layout.kubeconfig_for(identity.file_stem)] = identity
+    for path, identity in identities.items():
+        write_kubeconfig(path=path, server=server, pki=layout.pki, identity=identity,
+                         context=f"simkube-{options.name}")
+    write_scheduler_config(path=layout.scheduler_config,
+                           kubeconfig=layout.kubeconfig_for(SCHEDULER.file_stem),
+                           user_config=user_scheduler_config)
+    shutil.copyfile(STAGES, layout.kwok_config)
+
+
+def _tail(path: str, lines: int = 8) -> str:
+    try:
+        text = Path(path).read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "(no log)"
+    return "\n".join(f"    {line[:300]}" for line in text[-lines:])
+
+
+def _start(spec: ComponentSpec, layout: Layout, env: state.EnvState) -> state.ComponentRecord:
+    log_path = layout.logs / f"{spec.component.value}.log"
+    pid, ticks = processes.start_detached(spec.argv, log_path=log_path, cwd=layout.root)
+    record = state.ComponentRecord(name=spec.component.value, pid=pid, start_ticks=ticks,
+                                   port=spec.port, health_url=spec.health_url,
+                                   log=str(log_path), argv=spec.argv)
+    env.components.append(record)
+    state.save(env)
+    return record
+
+
+def _wait_healthy(record: state.ComponentRecord, layout: Layout) -> None:
+    component = Component(record.name)
+    verify = (health.api_ssl_context(layout.pki) if component is Component.KUBE_APISERVER
+              else False)
+    ok, detail = health.wait_until(
+        lambda: health.probe(record.health_url, verify=verify),
+        timeout=HEALTH_TIMEOUT.get(component, DEFAULT_HEALTH_TIMEOUT),
+        alive=lambda: processes.is_running(record.pid, record.start_ticks))
+    if not ok:
+        raise EnvironmentStateError(
+            f"{record.name} did not become healthy: {detail}; last lines of {record.log}:\n"
+            f"{_tail(record.log)}")
+
+
+def _wait_default_service_account(env: state.EnvState, layout: Layout) -> None:
+    url = f"{env.api_server}/api/v1/namespaces/default/serviceaccounts/default"
+    ok, detail = health.wait_until(
+        lambda: health.probe(url, verify=health.api_ssl_context(layout.pki)),
+        timeout=DEFAULT_HEALTH_TIMEOUT, interval=0.2)
+    if not ok:
+        raise EnvironmentStateError(f"the default ServiceAccount never appeared: {detail}")
+
+
+def _launch(options: UpOptions, layout: Layout, env: state.EnvState) -> None:
+    specs = control_plane(layout, Ports(**env.ports))
+    # etcd, then the API server; the rest only need the API server, so they start together.
+    for spec in specs[:2]:
+        _wait_healthy(_start(spec, layout, env), layout)
+    started = [_start(spec, layout, env) for spec in specs[2:]]
+    for record in started:
+        _wait_healthy(record, layout)
+    _wait_default_service_account(env, layout)
+    if options.nodes:
+        template = nodes.load_template(options.node_template)
+        names = nodes.node_names(options.nodes)
+        tls = health.api_ssl_context(layout.pki)
+        asyncio.run(nodes.create_nodes(server=env.api_server, tls=tls, template=template,
+                                       names=names))
+        asyncio.run(nodes.wait_nodes_ready(server=env.api_server, tls=tls, names=names,
+                                           timeout=NODES_READY_TIMEOUT))
+        env.nodes = options.nodes
+        state.save(env)
+
+
+def up(options: UpOptions) -> tuple[state.EnvState, bool]:
+    """Start the environment; returns ``(state, created)`` — ``created`` is False when it was
+    already running, which is not an error."""
+    directory = env_dir(options.name)
+    with state.locked(directory, name=options.name):
+        existing = state.load(directory)
+        if existing is not None:
+            return _check_existing(existing), False
+        layout = Layout(root=directory)
+        env: state.EnvState | None = None
+        try:
+            user_config = (load_user_config(options.scheduler_config)
+                           if options.scheduler_config else None)
+            if options.nodes:
+                nodes.load_template(options.node_template)  # fail before anything starts
+            allocated = _allocate_ports(options)
+            control_plane(layout, allocated)  # resolves every binary before anything starts
+            server = f"https://{ports.LOOPBACK}:{allocated.apiserver}"
+            env = state.EnvState(name=options.name, directory=str(directory),
+                                 kubeconfig=str(layout.admin_kubeconfig), api_server=server,
+                                 started_at=time.time(), ports=asdict(allocated))
+            _prepare_files(layout, server, options, user_config)
+            state.save(env)
+            _launch(options, layout, env)
+        except (SimkubeError, OSError, KeyboardInterrupt):
+            if env is not None:
+                _teardown(env)
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+        return env, True
+
+
+def _check_existing(existing: state.EnvState) -> state.EnvState:
+    dead = [c.name for c in existing.components
+            if not processes.is_running(c.pid, c.start_ticks)]
+    if dead:
+        raise EnvironmentStateError(
+            f"environment {existing.name!r} exists but {', '.join(dead)} "
+            f"{'is' if len(dead) == 1 else 'are'} not running",
+            hint=f"run 'skctl env down --name {existing.name}' and then 'up' again")
+    return existing
+
+
+def _teardown(env: state.EnvState) -> None:
+    for component in reversed(env.components):
+        processes.stop(component.pid, component.start_ticks)
+    shutil.rmtree(env.directory, ignore_errors=True)
+
+
+def down(name: str) -> state.EnvState:
+    directory = env_dir(name)
+    if not state.state_path(directory).is_file():
+        raise unknown_environment(name)
+    with state.locked(directory, name=name):
+        existing = state.load(directory)
+        if existing is None:
+            raise unknown_environment(name)
+        _teardown(existing)
+        return existing
+
+
+def unknown_environment(name: str) -> EnvironmentStateError:
+    known = known_env_names()
+    listing = ", ".join(known) if known else "none are running"
+    return EnvironmentStateError(f"no environment named {name!r} (known: {listing})",
+                                 hint=f"start it with 'skctl env up --name {name}'")

@@ -1,0 +1,96 @@
+"""The record of a running environment (state.json) and the lock that serialises changes.
+
+The state file is rewritten atomically after every component starts, so ``env down`` can
+always find and stop what a crashed or interrupted ``env up`` left behind. The lock is an
+flock on a file in the environment directory: the kernel releases it when its holder dies, so
+it can never go stale.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simkube.core.errors import EnvironmentStateError
+
+
+@dataclass(kw_only=True)
+class ComponentRecord:
+    name: str
+    pid: int
+    start_ticks: int
+    port: int
+    health_url: str
+    log: str
+    argv: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class EnvState:
+    name: str
+    directory: str
+    kubeconfig: str
+    api_server: str
+    started_at: float
+    ports: dict[str, int] = field(default_factory=dict)
+    components: list[ComponentRecord] = field(default_factory=list)
+    nodes: int = 0
+
+    def component(self, name: str) -> ComponentRecord | None:
+        return next((c for c in self.components if c.name == name), None)
+
+
+def state_path(directory: Path) -> Path:
+    return directory / "state.json"
+
+
+def save(state: EnvState) -> None:
+    path = state_path(Path(state.directory))
+    scratch = path.with_suffix(".json.tmp")
+    scratch.write_text(json.dumps(asdict(state), indent=2))
+    os.replace(scratch, path)
+
+
+def load(directory: Path) -> EnvState | None:
+    path = state_path(directory)
+    try:
+        raw: dict[str, Any] = json.loads(path.read_text())
+        components = [ComponentRecord(**c) for c in raw.pop("components", [])]
+        return EnvState(**raw, components=components)
+    except FileNotFoundError:
+        return None
+    except (ValueError, TypeError) as exc:
+        raise EnvironmentStateError(
+            f"{path} is damaged ({exc})",
+            hint=f"stop any leftover processes and remove {directory}",
+        ) from None
+
+
+@contextmanager
+def locked(directory: Path, *, name: str) -> Iterator[None]:
+    """Hold the environment's lock; fail at once, naming the holder, if someone else has it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    lock_path = directory / "lock"
+    with lock_path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise EnvironmentStateError(
+                f"environment {name!r} is being changed by pid {holder}; try again when it is "
+                "done") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,128 @@
+"""``skctl env``: build the upstream binaries and run a local simulated cluster.
+
+These commands are thin: they parse flags, call ``simkube.env`` and render the result with
+rich. Every failure a user can cause arrives as a ``SimkubeError`` and is printed by
+``skctl.main`` without a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from simkube.env import lifecycle
+from simkube.env.building import build_group
+from simkube.env.catalog import ALL_GROUPS, CORE_GROUPS
+from simkube.env.paths import DEFAULT_ENV_NAME, validate_env_name
+from simkube.env.status import Health, environment_status, load_state
+
+console = Console(stderr=True)
+name_option = click.option("--name", default=DEFAULT_ENV_NAME, show_default=True,
+                           callback=lambda _c, _p, v: validate_env_name(v),
+                           help="Environment name; several can run side by side.")
+
+
+@click.group("env")
+def env_group() -> None:
+    """Build binaries and run a local simulated cluster on loopback."""
+
+
+@env_group.command("build")
+@click.option("--autoscaler", is_flag=True, help="Also build cluster-autoscaler.")
+@click.option("--force", is_flag=True, help="Rebuild even when the cache has the binaries.")
+def build_command(autoscaler: bool, force: bool) -> None:
+    """Build (once) and cache the upstream binaries from the Go module proxy."""
+    groups = ALL_GROUPS if autoscaler else CORE_GROUPS
+    table = Table(title="upstream binaries")
+    for column in ("group", "version", "result", "seconds", "cache entry"):
+        table.add_column(column)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=console, transient=True) as progress:
+        for group in groups:
+            compiled = 0
+            task = progress.add_task(f"{group.name} {group.version}: checking cache")
+
+            def on_line(line: str, *, task_id: int = task, name: str = group.name) -> None:
+                nonlocal compiled
+                compiled += 1
+                progress.update(task_id, description=f"{name}: {compiled} packages, {line[:60]}")
+
+            result = build_group(group, force=force, on_package=on_line)
+            progress.remove_task(task)
+            table.add_row(group.name, group.version, "cached" if result.cached else "built",
+                          f"{result.seconds:.1f}", str(result.path))
+            console.print(f"[green]✓[/] {group.name} {group.version} "
+                          f"{'(cached)' if result.cached else f'built in {result.seconds:.0f}s'}")
+    console.print(table)
+
+
+@env_group.command("up")
+@name_option
+@click.option("--nodes", type=click.IntRange(0, 50_000), default=0, show_default=True,
+              help="Fake nodes to create from the node template.")
+@click.option("--node-template", type=click.Path(path_type=Path),
+              help="Node manifest used for --nodes ('{name}' is replaced).")
+@click.option("--scheduler-config", type=click.Path(path_type=Path),
+              help="A KubeSchedulerConfiguration for the simulated scheduler.")
+@click.option("--port", "apiserver_port", type=int, help="kube-apiserver port (default: free).")
+def up_command(name: str, nodes: int, node_template: Path | None,
+               scheduler_config: Path | None, apiserver_port: int | None) -> None:
+    """Start etcd, the control plane and kwok; wait until the cluster is usable."""
+    started = time.monotonic()
+    with console.status(f"starting environment {name!r}"):
+        env, created = lifecycle.up(lifecycle.UpOptions(
+            name=name, nodes=nodes, node_template=node_template,
+            scheduler_config=scheduler_config, apiserver_port=apiserver_port))
+    if not created:
+        console.print(f"environment {name!r} is already up (API server {env.api_server})")
+    else:
+        console.print(f"[green]✓[/] environment {name!r} ready in "
+                      f"{time.monotonic() - started:.1f}s: API server {env.api_server}, "
+                      f"{env.nodes} fake node(s)")
+    console.print(f"kubeconfig: {env.kubeconfig}")
+
+
+@env_group.command("down")
+@name_option
+def down_command(name: str) -> None:
+    """Stop every component and remove the environment's files."""
+    env = lifecycle.down(name)
+    console.print(f"[green]✓[/] environment {name!r} stopped "
+                  f"({len(env.components)} processes)")
+
+
+@env_group.command("status")
+@name_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+@click.pass_context
+def status_command(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Each component's pid, port and health; exit 1 when any is not running."""
+    status = environment_status(name)
+    if as_json:
+        click.echo(json.dumps({**asdict(status), "healthy": status.healthy}, indent=2))
+    else:
+        table = Table(title=f"environment {status.name} — {status.api_server}")
+        for column in ("component", "pid", "port", "health", "detail"):
+            table.add_column(column)
+        colours = {Health.RUNNING: "green", Health.UNHEALTHY: "yellow", Health.CRASHED: "red"}
+        for c in status.components:
+            table.add_row(c.name, str(c.pid), str(c.port),
+                          f"[{colours[c.health]}]{c.health.value}[/]", c.detail[:60])
+        Console().print(table)
+    ctx.exit(0 if status.healthy else 1)
+
+
+@env_group.command("kubeconfig")
+@name_option
+def kubeconfig_command(name: str) -> None:
+    """Print the path of the environment's admin kubeconfig."""
+    click.echo(load_state(name).kubeconfig)
+
+

@@ -1,0 +1,76 @@
+"""Fixtures shared by every tier.
+
+``sim_env`` gives integration and end-to-end tests a running local environment: the one named
+by ``SIMKUBE_TEST_ENV`` when set (so a developer can keep one up between runs), otherwise a
+fresh one started through the real ``skctl env up`` and stopped after the session.
+``namespace`` gives each test its own namespace, deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from kubernetes_asyncio import client, config
+
+SKCTL = str(Path(sys.executable).parent / "skctl")
+TEST_ENV_VARIABLE = "SIMKUBE_TEST_ENV"
+SESSION_NODES = 4
+
+
+@dataclass(frozen=True)
+class SimEnv:
+    name: str
+    kubeconfig: str
+    api_server: str
+
+
+def skctl(*args: str, check: bool = True, env: dict[str, str] | None = None,
+          timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run the real skctl command as a user would."""
+    result = subprocess.run([SKCTL, *args], capture_output=True, text=True, env=env,
+                            timeout=timeout, check=False)
+    if check and result.returncode != 0:
+        raise AssertionError(f"skctl {' '.join(args)} failed ({result.returncode}):\n"
+                             f"{result.stdout}\n{result.stderr}")
+    return result
+
+
+@pytest.fixture(scope="session")
+def sim_env() -> Iterator[SimEnv]:
+    named = os.environ.get(TEST_ENV_VARIABLE)
+    name = named or f"pytest-{os.getpid()}"
+    if not named:
+        skctl("env", "up", "--name", name, "--nodes", str(SESSION_NODES))
+    status = json.loads(skctl("env", "status", "--name", name, "--json").stdout)
+    try:
+        yield SimEnv(name=name, kubeconfig=status["kubeconfig"],
+                     api_server=status["api_server"])
+    finally:
+        if not named:
+            skctl("env", "down", "--name", name, check=False)
+
+
+@pytest.fixture
+async def kube(sim_env: SimEnv) -> AsyncIterator[client.ApiClient]:
+    api = await config.new_client_from_config(config_file=sim_env.kubeconfig)
+    async with api:
+        yield api
+
+
+@pytest.fixture
+async def namespace(kube: client.ApiClient) -> AsyncIterator[str]:
+    name = f"t-{uuid.uuid4().hex[:10]}"
+    core = client.CoreV1Api(kube)
+    await core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name)))
+    try:
+        yield name
+    finally:
+        await core.delete_namespace(name)

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from simkube.core.errors import EnvironmentStateError
+from simkube.env import cache
+from simkube.env.catalog import KWOK, Binary
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(autouse=True)
+def private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("SIMKUBE_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def _install_fake_build(tmp_path: Path) -> Path:
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    for binary in KWOK.packages:
+        (staging / binary.value).write_bytes(b"\x7fELF fake " + binary.value.encode())
+        (staging / binary.value).chmod(0o755)
+    return cache.install_entry(KWOK, staging=staging, build_seconds=3.0)
+
+
+def test_missing_entry_says_how_to_build() -> None:
+    assert cache.verify(KWOK).state is cache.EntryState.MISSING
+    with pytest.raises(EnvironmentStateError, match="kwok v0.8.0 is not built") as info:
+        cache.binary_path(Binary.KWOK)
+    assert "skctl env build" in str(info.value)
+
+
+def test_installed_entry_is_ready_with_manifest(tmp_path: Path) -> None:
+    entry = _install_fake_build(tmp_path)
+    assert entry == cache.entry_dir(KWOK)
+    assert cache.verify(KWOK, deep=True).state is cache.EntryState.READY
+    manifest = json.loads((entry / cache.MANIFEST).read_text())
+    assert set(manifest["binaries"]) == {"kwok", "kwokctl"}
+    assert cache.binary_path(Binary.KWOKCTL) == entry / "kwokctl"
+
+
+def test_truncated_binary_is_corrupt(tmp_path: Path) -> None:
+    entry = _install_fake_build(tmp_path)
+    (entry / "kwok").write_bytes(b"short")
+    check = cache.verify(KWOK)
+    assert check.state is cache.EntryState.CORRUPT
+    assert "manifest says" in check.reason
+    with pytest.raises(EnvironmentStateError, match="cache entry for kwok v0.8.0 is corrupt"):
+        cache.binary_path(Binary.KWOK)
+
+
+def test_same_size_tampering_is_caught_by_deep_check(tmp_path: Path) -> None:
+    entry = _install_fake_build(tmp_path)
+    data = bytearray((entry / "kwok").read_bytes())
+    data[-1] ^= 0xFF
+    (entry / "kwok").write_bytes(bytes(data))
+    assert cache.verify(KWOK).state is cache.EntryState.READY
+    assert "SHA-256" in cache.verify(KWOK, deep=True).reason
+
+
+def test_missing_manifest_is_corrupt(tmp_path: Path) -> None:
+    entry = _install_fake_build(tmp_path)
+    (entry / cache.MANIFEST).unlink()
+    assert cache.verify(KWOK).state is cache.EntryState.CORRUPT
