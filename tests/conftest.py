@@ -74,3 +74,14 @@ async def namespace(kube: client.ApiClient) -> AsyncIterator[str]:
         yield name
     finally:
         await core.delete_namespace(name)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A skipped test hides a missing binary or cluster: count it as a failure."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if skipped and exitstatus == 0:
+        if reporter:
+            reporter.write_line(f"error: {skipped} test(s) were skipped; every test must run",
+                                red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -45,7 +45,7 @@ def go_binary() -> str:
     go = os.environ.get("GO") or shutil.which("go")
     if not go:
         raise BuildError("Go is not installed or not on PATH",
-                         hint="install Go >= 1.26 (https://go.dev/doc/install) or set GO=/path/to/go")
+                         hint="install Go >= 1.26 or set GO=/path/to/go")
     try:
         output = subprocess.run([go, "version"], capture_output=True, text=True, check=True,
                                 timeout=30).stdout

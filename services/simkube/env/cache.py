@@ -55,28 +55,33 @@ def _read_manifest(directory: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def verify(group: BuildGroup, *, deep: bool = False) -> EntryCheck:
-    directory = entry_dir(group)
-    if not directory.exists():
-        return EntryCheck(state=EntryState.MISSING)
+def _problem(group: BuildGroup, directory: Path, *, deep: bool) -> str | None:
+    """Why the entry cannot be trusted, or None when it can."""
     manifest = _read_manifest(directory)
     if manifest is None or not isinstance(manifest.get("binaries"), dict):
-        return EntryCheck(state=EntryState.CORRUPT, reason=f"{directory / MANIFEST} is unreadable")
+        return f"{directory / MANIFEST} is unreadable"
     for binary in group.packages:
         recorded = manifest["binaries"].get(binary.value)
         path = directory / binary.value
         if not isinstance(recorded, dict) or not path.is_file():
-            return EntryCheck(state=EntryState.CORRUPT, reason=f"{path} is missing")
+            return f"{path} is missing"
         if not os.access(path, os.X_OK):
-            return EntryCheck(state=EntryState.CORRUPT, reason=f"{path} is not executable")
+            return f"{path} is not executable"
         size = path.stat().st_size
         if size != recorded.get("size"):
-            return EntryCheck(state=EntryState.CORRUPT,
-                              reason=f"{path} has {size} bytes, the manifest says "
-                                     f"{recorded.get('size')}")
+            return f"{path} has {size} bytes, the manifest says {recorded.get('size')}"
         if deep and file_digest(path) != recorded.get("sha256"):
-            return EntryCheck(state=EntryState.CORRUPT,
-                              reason=f"{path} does not match its recorded SHA-256")
+            return f"{path} does not match its recorded SHA-256"
+    return None
+
+
+def verify(group: BuildGroup, *, deep: bool = False) -> EntryCheck:
+    directory = entry_dir(group)
+    if not directory.exists():
+        return EntryCheck(state=EntryState.MISSING)
+    problem = _problem(group, directory, deep=deep)
+    if problem is not None:
+        return EntryCheck(state=EntryState.CORRUPT, reason=problem)
     return EntryCheck(state=EntryState.READY)
 
 

@@ -17,11 +17,10 @@ from pathlib import Path
 from simkube.core.errors import EnvironmentStateError, SimkubeError
 from simkube.core.logs import get_logger
 from simkube.env import health, nodes, ports, processes, state
-from simkube.env.certs import (ADMIN, CONTROLLER_MANAGER, KWOK, SCHEDULER, Identity,
-                               generate_pki)
+from simkube.env.certs import ADMIN, CONTROLLER_MANAGER, KWOK, SCHEDULER, Identity, generate_pki
 from simkube.env.components import Component, ComponentSpec, Layout, Ports, control_plane
 from simkube.env.kubeconfig import write_kubeconfig
-from simkube.env.paths import env_dir, known_env_names
+from simkube.env.paths import env_dir, known_env_names, state_dir
 from simkube.env.schedconfig import load_user_config, write_scheduler_config
 
 log = get_logger(__name__)
@@ -151,9 +150,11 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
             _prepare_files(layout, server, options, user_config)
             state.save(env)
             _launch(options, layout, env)
-        except (SimkubeError, OSError, KeyboardInterrupt):
+        except (SimkubeError, OSError, KeyboardInterrupt) as exc:
             if env is not None:
-                _teardown(env)
+                _teardown(env, keep_logs=True)
+                if isinstance(exc, SimkubeError) and exc.hint is None:
+                    exc.hint = f"component logs were kept in {failed_logs_dir(options.name)}"
             shutil.rmtree(directory, ignore_errors=True)
             raise
         return env, True
@@ -170,9 +171,19 @@ def _check_existing(existing: state.EnvState) -> state.EnvState:
     return existing
 
 
-def _teardown(env: state.EnvState) -> None:
+def failed_logs_dir(name: str) -> Path:
+    return state_dir() / "failed" / name
+
+
+def _teardown(env: state.EnvState, *, keep_logs: bool = False) -> None:
     for component in reversed(env.components):
         processes.stop(component.pid, component.start_ticks)
+    logs = Layout(root=Path(env.directory)).logs
+    if keep_logs and logs.is_dir():
+        kept = failed_logs_dir(env.name)
+        shutil.rmtree(kept, ignore_errors=True)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(logs, kept)
     shutil.rmtree(env.directory, ignore_errors=True)
 
 

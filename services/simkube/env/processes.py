@@ -7,6 +7,7 @@ record keeps the process start time from /proc and every check compares it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -53,10 +54,8 @@ def is_running(pid: int, ticks: int) -> bool:
 
 def _reap(pid: int) -> None:
     # Only our own children can be reaped; for others the kernel's init does it.
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
 
 
 def stop(pid: int, ticks: int, *, grace: float = STOP_GRACE_SECONDS) -> None:

@@ -54,7 +54,7 @@ def save(state: EnvState) -> None:
     path = state_path(Path(state.directory))
     scratch = path.with_suffix(".json.tmp")
     scratch.write_text(json.dumps(asdict(state), indent=2))
-    os.replace(scratch, path)
+    scratch.replace(path)
 
 
 def load(directory: Path) -> EnvState | None:

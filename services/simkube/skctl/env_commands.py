@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from simkube.env import lifecycle
@@ -49,7 +49,7 @@ def build_command(autoscaler: bool, force: bool) -> None:
             compiled = 0
             task = progress.add_task(f"{group.name} {group.version}: checking cache")
 
-            def on_line(line: str, *, task_id: int = task, name: str = group.name) -> None:
+            def on_line(line: str, *, task_id: TaskID = task, name: str = group.name) -> None:
                 nonlocal compiled
                 compiled += 1
                 progress.update(task_id, description=f"{name}: {compiled} packages, {line[:60]}")

@@ -29,7 +29,7 @@ def _install_fake_build(tmp_path: Path) -> Path:
 
 def test_missing_entry_says_how_to_build() -> None:
     assert cache.verify(KWOK).state is cache.EntryState.MISSING
-    with pytest.raises(EnvironmentStateError, match="kwok v0.8.0 is not built") as info:
+    with pytest.raises(EnvironmentStateError, match=r"kwok v0\.8\.0 is not built") as info:
         cache.binary_path(Binary.KWOK)
     assert "skctl env build" in str(info.value)
 
@@ -49,7 +49,7 @@ def test_truncated_binary_is_corrupt(tmp_path: Path) -> None:
     check = cache.verify(KWOK)
     assert check.state is cache.EntryState.CORRUPT
     assert "manifest says" in check.reason
-    with pytest.raises(EnvironmentStateError, match="cache entry for kwok v0.8.0 is corrupt"):
+    with pytest.raises(EnvironmentStateError, match=r"cache entry for kwok v0\.8\.0 is corrupt"):
         cache.binary_path(Binary.KWOK)
 
 

@@ -29,7 +29,7 @@ def test_round_trip(tmp_path: Path) -> None:
 
 def test_damaged_state_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "state.json").write_text("{not json")
-    with pytest.raises(EnvironmentStateError, match="state.json is damaged"):
+    with pytest.raises(EnvironmentStateError, match=r"state\.json is damaged"):
         state.load(tmp_path)
 
 
