@@ -1,0 +1,137 @@
+"""The native trace format: constants, record shapes and the encoded-object envelope.
+
+Layout (docs/trace-format.md has the full schema and compatibility policy)::
+
+    magic (8 bytes) | version (u16 BE) | flags (u16 BE, 0) | zstd stream of framed records
+    record = length (u32 BE) | msgpack array [kind, ...]
+
+The magic and version sit outside the compression so a reader can refuse a file it does not
+understand before decompressing anything. Records are length-framed so a reader knows exactly
+how many bytes a record claims before decoding it (no declared length can outgrow its record)
+and can report errors by record number. Each object is stored in an envelope, its identity
+next to its msgpack-encoded body, so tools that only count or filter never decode bodies.
+"""
+
+from __future__ import annotations
+
+import struct
+from enum import IntEnum
+from typing import Any
+
+import msgpack
+
+from simkube.trace.errors import TraceFormatError
+from simkube.trace.limits import ReadLimits, unpack_capped
+from simkube.trace.model import KubeObject, ObjectRef, TraceHeader, TrackedKind
+from simkube.trace.objects import check_object, check_ref
+
+MAGIC = b"\x89SKT\r\n\x1a\n"  # non-ASCII first byte and CR/LF catch text-mode mangling
+PREAMBLE = struct.Struct(">8sHH")
+RECORD_LENGTH = struct.Struct(">I")
+CHUNK_BYTES = 4 * 1024 * 1024  # object bytes per record before a large event is split
+Envelope = list[Any]  # [apiVersion, kind, namespace, name, body: bytes]
+
+
+class RecordKind(IntEnum):
+    HEADER = 1
+    STATE = 2  # [2, [envelope...]]: objects of the initial state
+    EVENT = 3  # [3, ts_ms, [applied envelope...], [deleted envelope...]]
+    EVENT_MORE = 4  # [4, [applied...], [deleted...]]: continues a split EVENT
+    LIFECYCLE = 5  # [5, owner kind, "ns/name", [[start_ms, end_ms|nil, spec hash|nil]...]]
+    END = 6  # [6, events, state objects, lifecycle records]: proves the stream is whole
+
+
+def envelope_of(obj: KubeObject, *, where: str) -> Envelope:
+    ref = check_object(obj, where=where)
+    return [ref.api_version, ref.kind, ref.namespace, ref.name,
+            msgpack.packb(obj, use_bin_type=True)]
+
+
+def check_envelopes(raw: Any, *, where: str) -> list[Envelope]:
+    """The record's envelope list, with every identity field and body type checked."""
+    if type(raw) is not list:
+        raise TraceFormatError("expected a list of objects", where=where)
+    for index, env in enumerate(raw):
+        if (type(env) is not list or len(env) != 5 or type(env[4]) is not bytes
+                or not all(type(part) is str for part in env[:4])
+                or not (env[0] and env[1] and env[3])):
+            raise TraceFormatError("malformed object envelope (expected apiVersion, kind, "
+                                   "namespace, name and a binary body)",
+                                   where=f"{where}, object {index}")
+    return raw
+
+
+class EncodedBatch:
+    """Objects from one record, decoded (with the reader's caps) only when asked."""
+
+    __slots__ = ("_limits", "_source", "envelopes", "where")
+
+    def __init__(self, envelopes: list[Envelope], *, where: str, limits: ReadLimits,
+                 source: str | None = None) -> None:
+        self.envelopes = envelopes
+        self.where = where
+        self._limits = limits
+        self._source = source
+
+    def __len__(self) -> int:
+        return len(self.envelopes)
+
+    def refs(self) -> list[ObjectRef]:
+        return [ObjectRef(api_version=env[0], kind=env[1], namespace=env[2], name=env[3])
+                for env in self.envelopes]
+
+    def decode(self) -> list[KubeObject]:
+        objects = []
+        try:
+            for index, env in enumerate(self.envelopes):
+                where = f"{self.where}, object {index}"
+                obj = unpack_capped(env[4], limits=self._limits, where=where)
+                check_ref(ObjectRef(api_version=env[0], kind=env[1], namespace=env[2],
+                                    name=env[3]), obj, where=where)
+                objects.append(obj)
+        except TraceFormatError as exc:
+            raise (exc.with_source(self._source) if self._source else exc) from None
+        return objects
+
+
+def encode_header(header: TraceHeader) -> dict[str, Any]:
+    return {
+        "created_ms": header.created_ms,
+        "source_cluster": header.source_cluster,
+        "tracked_kinds": [
+            {"kind": kind.kind_key, "pod_template_paths": list(kind.pod_template_paths),
+             "track_lifecycle": kind.track_lifecycle, "skip_owned": kind.skip_owned}
+            for kind in header.tracked_kinds],
+    }
+
+
+def decode_header(raw: Any, *, version: int, where: str) -> TraceHeader:
+    """The header map; unknown keys are ignored so additive fields need no version bump."""
+    if not isinstance(raw, dict):
+        raise TraceFormatError("the header must be a map", where=where)
+    created = raw.get("created_ms")
+    cluster = raw.get("source_cluster")
+    kinds = raw.get("tracked_kinds", [])
+    if created is not None and type(created) is not int:
+        raise TraceFormatError("header created_ms must be an integer", where=where)
+    if cluster is not None and not isinstance(cluster, str):
+        raise TraceFormatError("header source_cluster must be a string", where=where)
+    if not isinstance(kinds, list):
+        raise TraceFormatError("header tracked_kinds must be a list", where=where)
+    return TraceHeader(version=version, created_ms=created, source_cluster=cluster,
+                       tracked_kinds=tuple(_tracked_kind(item, where=f"{where}, tracked kind "
+                                                         f"{index}")
+                                           for index, item in enumerate(kinds)))
+
+
+def _tracked_kind(raw: Any, *, where: str) -> TrackedKind:
+    if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str) or not raw["kind"]:
+        raise TraceFormatError("a tracked kind needs a non-empty 'kind' string", where=where)
+    paths = raw.get("pod_template_paths", [])
+    if not isinstance(paths, list) or not all(isinstance(path, str) for path in paths):
+        raise TraceFormatError("pod_template_paths must be a list of strings", where=where)
+    flags = [raw.get("track_lifecycle", False), raw.get("skip_owned", False)]
+    if not all(isinstance(flag, bool) for flag in flags):
+        raise TraceFormatError("track_lifecycle and skip_owned must be booleans", where=where)
+    return TrackedKind(kind_key=raw["kind"], pod_template_paths=tuple(paths),
+                       track_lifecycle=flags[0], skip_owned=flags[1])

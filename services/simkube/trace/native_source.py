@@ -1,0 +1,63 @@
+"""A native trace file (or bytes) as a ``TraceSource``: every pass re-reads the stream.
+
+Lifecycle records may appear anywhere in a native stream (a live tracer writes them as pods
+finish), so the complete list is known only after a whole pass; it is remembered from the
+first full pass over the events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from simkube.trace.errors import TraceFormatError
+from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits
+from simkube.trace.model import KubeObject, PodLifecycle, TraceEvent, merge_lifecycles
+from simkube.trace.native_reader import NativeReader, StateRecord
+from simkube.trace.source import Opener, TraceFormat
+
+
+class NativeSource:
+    format = TraceFormat.NATIVE
+
+    def __init__(self, opener: Opener, *, name: str, size_bytes: int,
+                 limits: ReadLimits = DEFAULT_LIMITS) -> None:
+        self.name = name
+        self.size_bytes = size_bytes
+        self._opener = opener
+        self._limits = limits
+        self._lifecycles: list[PodLifecycle] | None = None
+        try:
+            with opener() as stream:
+                self.header = NativeReader(stream, limits=limits).header
+        except TraceFormatError as exc:
+            raise exc.with_source(name) from None
+
+    def initial_state(self) -> Iterator[KubeObject]:
+        try:
+            with self._opener() as stream:
+                for item in NativeReader(stream, limits=self._limits, source=self.name):
+                    if isinstance(item, TraceEvent):
+                        return
+                    if isinstance(item, StateRecord):
+                        yield from item.objects.decode()
+        except TraceFormatError as exc:
+            raise exc.with_source(self.name) from None
+
+    def events(self) -> Iterator[TraceEvent]:
+        lifecycles: list[PodLifecycle] = []
+        try:
+            with self._opener() as stream:
+                for item in NativeReader(stream, limits=self._limits, source=self.name):
+                    if isinstance(item, TraceEvent):
+                        yield item
+                    elif isinstance(item, PodLifecycle):
+                        lifecycles.append(item)
+        except TraceFormatError as exc:
+            raise exc.with_source(self.name) from None
+        self._lifecycles = merge_lifecycles(lifecycles)
+
+    def lifecycles(self) -> list[PodLifecycle]:
+        if self._lifecycles is None:
+            for _ in self.events():
+                pass
+        return list(self._lifecycles or [])

@@ -1,0 +1,149 @@
+"""Writing the native format incrementally, one record at a time, to any binary stream.
+
+The tracer appends events as they happen and may stream the bytes over gRPC, so the writer
+never holds more than one record, and ``flush`` makes everything written so far decodable
+by a reader on the other end. Only ``close`` writes the end record: a stream that stops
+early (a crash, a cancelled export) is recognisably incomplete, never silently short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import TracebackType
+from typing import IO, Any
+
+import msgpack
+import zstandard
+
+from simkube.trace.errors import TraceFormatError
+from simkube.trace.limits import DEFAULT_LIMITS
+from simkube.trace.model import (
+    NATIVE_VERSION,
+    KubeObject,
+    PodLifecycle,
+    TraceEvent,
+    TraceHeader,
+)
+from simkube.trace.native_format import (
+    CHUNK_BYTES,
+    MAGIC,
+    PREAMBLE,
+    RECORD_LENGTH,
+    EncodedBatch,
+    Envelope,
+    RecordKind,
+    encode_header,
+    envelope_of,
+)
+
+
+class NativeWriter:
+    """Streams a trace into ``stream`` (left open on close); use as a context manager."""
+
+    def __init__(self, stream: IO[bytes], *, header: TraceHeader, level: int = 3) -> None:
+        stream.write(PREAMBLE.pack(MAGIC, NATIVE_VERSION, 0))
+        compressor = zstandard.ZstdCompressor(level=level, write_checksum=True)
+        self._out = compressor.stream_writer(stream, closefd=False)
+        self._packer = msgpack.Packer(use_bin_type=True)
+        self._events = 0
+        self._state_objects = 0
+        self._lifecycles = 0
+        self._last_ts: int | None = None
+        self._closed = False
+        self._record([RecordKind.HEADER, encode_header(header)])
+
+    def write_state(self, objects: Iterable[KubeObject]) -> None:
+        """Add objects to the initial state; all of it must come before the first event."""
+        if self._events:
+            raise ValueError("the initial state must be written before any event")
+        envelopes = [envelope_of(obj, where=f"initial state object {self._state_objects + i}")
+                     for i, obj in enumerate(objects)]
+        for chunk in _chunks(envelopes):
+            self._record([RecordKind.STATE, chunk])
+        self._state_objects += len(envelopes)
+
+    def write_event(self, event: TraceEvent) -> None:
+        ts = event.ts_ms
+        where = f"event {self._events}"
+        if type(ts) is not int or ts < 0:
+            raise TraceFormatError(f"timestamp {ts!r} is not a non-negative integer of "
+                                   "milliseconds", where=where)
+        if self._last_ts is not None and ts < self._last_ts:
+            raise TraceFormatError(
+                f"timestamp {ts} is earlier than the previous event's {self._last_ts}",
+                where=where, hint="native traces are time-ordered; "
+                "`skctl trace fix --fix timestamps-backwards=sort` reorders a trace")
+        raw_applied, raw_deleted = event.encoded()
+        # Objects read from a native file and never touched are copied as they are.
+        applied = (raw_applied.envelopes if isinstance(raw_applied, EncodedBatch)
+                   else _encode(event.applied, where=where))
+        deleted = (raw_deleted.envelopes if isinstance(raw_deleted, EncodedBatch)
+                   else _encode(event.deleted, where=where))
+        tagged = [(0, env) for env in applied] + [(1, env) for env in deleted]
+        first = True
+        for chunk in _chunks(tagged) if tagged else [[]]:
+            parts: list[list[Envelope]] = [[], []]
+            for side, env in chunk:
+                parts[side].append(env)
+            if first:
+                self._record([RecordKind.EVENT, ts, parts[0], parts[1]])
+                first = False
+            else:
+                self._record([RecordKind.EVENT_MORE, parts[0], parts[1]])
+        self._last_ts = ts
+        self._events += 1
+
+    def write_lifecycle(self, lifecycle: PodLifecycle) -> None:
+        """Pod runs of one owner; may be written at any point (several times per owner)."""
+        runs = [[run.start_ms, run.end_ms, run.spec_hash] for run in lifecycle.runs]
+        self._record([RecordKind.LIFECYCLE, lifecycle.owner_kind, lifecycle.owner, runs])
+        self._lifecycles += 1
+
+    def flush(self) -> None:
+        """Make every record written so far decodable by a reader of the stream."""
+        self._out.flush(zstandard.FLUSH_BLOCK)
+
+    def close(self) -> None:
+        """Write the end record and finish the compressed stream."""
+        if self._closed:
+            return
+        self._record([RecordKind.END, self._events, self._state_objects, self._lifecycles])
+        self._out.flush(zstandard.FLUSH_FRAME)
+        self._closed = True
+
+    def __enter__(self) -> NativeWriter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if exc is None:
+            self.close()
+        else:  # leave the stream without an end record: readers will call it incomplete
+            self._out.flush(zstandard.FLUSH_FRAME)
+
+    def _record(self, record: list[Any]) -> None:
+        data = self._packer.pack(record)
+        limit = DEFAULT_LIMITS.max_record_bytes
+        if len(data) > limit:
+            raise TraceFormatError(f"a record of {len(data)} bytes exceeds the format's limit "
+                                   f"of {limit} bytes (is one object that large?)")
+        self._out.write(RECORD_LENGTH.pack(len(data)) + data)
+
+
+def _encode(objects: list[KubeObject], *, where: str) -> list[Envelope]:
+    return [envelope_of(obj, where=f"{where}, object {i}") for i, obj in enumerate(objects)]
+
+
+def _chunks(items: list[Any]) -> list[list[Any]]:
+    """Split envelopes (or tagged envelopes) so each record carries about CHUNK_BYTES."""
+    chunks: list[list[Any]] = [[]]
+    size = 0
+    for item in items:
+        env = item[1] if isinstance(item, tuple) else item
+        body = len(env[4])
+        if chunks[-1] and size + body > CHUNK_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(item)
+        size += body
+    return chunks if chunks[-1] else []
