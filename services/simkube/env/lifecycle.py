@@ -8,26 +8,20 @@ an ``up`` that was killed midway.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError, SimkubeError
-from simkube.core.logs import get_logger
-from simkube.env import health, nodes, ports, processes, state
+from simkube.env import nodes, ports, processes, startup, state
 from simkube.env.certs import ADMIN, CONTROLLER_MANAGER, KWOK, SCHEDULER, Identity, generate_pki
-from simkube.env.components import Component, ComponentSpec, Layout, Ports, control_plane
+from simkube.env.components import Layout, Ports, control_plane
 from simkube.env.kubeconfig import write_kubeconfig
 from simkube.env.paths import env_dir, known_env_names, state_dir
 from simkube.env.schedconfig import load_user_config, write_scheduler_config
 
-log = get_logger(__name__)
 STAGES = Path(__file__).resolve().parent / "kwok-stages.yaml"
-HEALTH_TIMEOUT = {Component.KUBE_APISERVER: 60.0}
-DEFAULT_HEALTH_TIMEOUT = 30.0
-NODES_READY_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,69 +57,6 @@ def _prepare_files(layout: Layout, server: str, options: UpOptions,
     shutil.copyfile(STAGES, layout.kwok_config)
 
 
-def _tail(path: str, lines: int = 8) -> str:
-    try:
-        text = Path(path).read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "(no log)"
-    return "\n".join(f"    {line[:300]}" for line in text[-lines:])
-
-
-def _start(spec: ComponentSpec, layout: Layout, env: state.EnvState) -> state.ComponentRecord:
-    log_path = layout.logs / f"{spec.component.value}.log"
-    pid, ticks = processes.start_detached(spec.argv, log_path=log_path, cwd=layout.root)
-    record = state.ComponentRecord(name=spec.component.value, pid=pid, start_ticks=ticks,
-                                   port=spec.port, health_url=spec.health_url,
-                                   log=str(log_path), argv=spec.argv)
-    env.components.append(record)
-    state.save(env)
-    return record
-
-
-def _wait_healthy(record: state.ComponentRecord, layout: Layout) -> None:
-    component = Component(record.name)
-    verify = (health.api_ssl_context(layout.pki) if component is Component.KUBE_APISERVER
-              else False)
-    ok, detail = health.wait_until(
-        lambda: health.probe(record.health_url, verify=verify),
-        timeout=HEALTH_TIMEOUT.get(component, DEFAULT_HEALTH_TIMEOUT),
-        alive=lambda: processes.is_running(record.pid, record.start_ticks))
-    if not ok:
-        raise EnvironmentStateError(
-            f"{record.name} did not become healthy: {detail}; last lines of {record.log}:\n"
-            f"{_tail(record.log)}")
-
-
-def _wait_default_service_account(env: state.EnvState, layout: Layout) -> None:
-    url = f"{env.api_server}/api/v1/namespaces/default/serviceaccounts/default"
-    ok, detail = health.wait_until(
-        lambda: health.probe(url, verify=health.api_ssl_context(layout.pki)),
-        timeout=DEFAULT_HEALTH_TIMEOUT, interval=0.2)
-    if not ok:
-        raise EnvironmentStateError(f"the default ServiceAccount never appeared: {detail}")
-
-
-def _launch(options: UpOptions, layout: Layout, env: state.EnvState) -> None:
-    specs = control_plane(layout, Ports(**env.ports))
-    # etcd, then the API server; the rest only need the API server, so they start together.
-    for spec in specs[:2]:
-        _wait_healthy(_start(spec, layout, env), layout)
-    started = [_start(spec, layout, env) for spec in specs[2:]]
-    for record in started:
-        _wait_healthy(record, layout)
-    _wait_default_service_account(env, layout)
-    if options.nodes:
-        template = nodes.load_template(options.node_template)
-        names = nodes.node_names(options.nodes)
-        tls = health.api_ssl_context(layout.pki)
-        asyncio.run(nodes.create_nodes(server=env.api_server, tls=tls, template=template,
-                                       names=names))
-        asyncio.run(nodes.wait_nodes_ready(server=env.api_server, tls=tls, names=names,
-                                           timeout=NODES_READY_TIMEOUT))
-        env.nodes = options.nodes
-        state.save(env)
-
-
 def up(options: UpOptions) -> tuple[state.EnvState, bool]:
     """Start the environment; returns ``(state, created)`` — ``created`` is False when it was
     already running, which is not an error."""
@@ -149,7 +80,8 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
                                  started_at=time.time(), ports=asdict(allocated))
             _prepare_files(layout, server, options, user_config)
             state.save(env)
-            _launch(options, layout, env)
+            startup.launch(env, layout, nodes=options.nodes,
+                           node_template=options.node_template)
         except (SimkubeError, OSError, KeyboardInterrupt) as exc:
             if env is not None:
                 _teardown(env, keep_logs=True)

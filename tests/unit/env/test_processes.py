@@ -16,9 +16,12 @@ def test_start_inspect_and_stop_a_detached_process(tmp_path: Path) -> None:
                                           log_path=log)
     assert processes.is_running(pid, ticks)
     assert not processes.is_running(pid, ticks + 1), "a different start time is another process"
+    deadline = time.monotonic() + 5
+    while "hello" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert "hello" in log.read_text()
     processes.stop(pid, ticks, grace=5)
     assert not processes.is_running(pid, ticks)
-    assert "hello" in log.read_text()
 
 
 def test_stop_escalates_to_sigkill_when_term_is_ignored(tmp_path: Path) -> None:
