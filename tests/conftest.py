@@ -16,6 +16,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kubernetes_asyncio import client, config
@@ -76,12 +77,20 @@ async def namespace(kube: client.ApiClient) -> AsyncIterator[str]:
         await core.delete_namespace(name)
 
 
+def _skipped(config: pytest.Config) -> int:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return len(reporter.stats.get("skipped", [])) if reporter else 0
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """A skipped test hides a missing binary or cluster: count it as a failure."""
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
-    if skipped and exitstatus == 0:
-        if reporter:
-            reporter.write_line(f"error: {skipped} test(s) were skipped; every test must run",
-                                red=True)
+    if _skipped(session.config) and exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    skipped = _skipped(config)
+    if skipped:
+        terminalreporter.write_line(
+            f"error: {skipped} test(s) were skipped; every test must run, so this run fails",
+            red=True)
