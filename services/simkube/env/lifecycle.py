@@ -22,6 +22,15 @@ from simkube.env.paths import env_dir, known_env_names, state_dir
 from simkube.env.schedconfig import load_user_config, write_scheduler_config
 
 STAGES = Path(__file__).resolve().parent / "kwok-stages.yaml"
+# KWOK plays 4 pod stages at a time by default, which caps a replay at well under 100 pods a
+# second; its API client is not rate limited, so more workers is all it takes.
+KWOK_OPTIONS = """apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  podPlayStageParallelism: 32
+  nodePlayStageParallelism: 16
+  nodeLeaseParallelism: 8
+"""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,7 +63,7 @@ def _prepare_files(layout: Layout, server: str, options: UpOptions,
     write_scheduler_config(path=layout.scheduler_config,
                            kubeconfig=layout.kubeconfig_for(SCHEDULER.file_stem),
                            user_config=user_scheduler_config)
-    shutil.copyfile(STAGES, layout.kwok_config)
+    layout.kwok_config.write_text(KWOK_OPTIONS + "---\n" + STAGES.read_text())
 
 
 def up(options: UpOptions) -> tuple[state.EnvState, bool]:
