@@ -1,0 +1,169 @@
+"""List then watch one kind, forever, resuming where it left off and re-listing when it must.
+
+Each kind has its own watcher task, so a kind whose CRD is missing (retried, shown as
+``WAITING_FOR_CRD``) or whose watch keeps failing (backing off) never holds up the others.
+A watch asks for bookmarks, so its resourceVersion stays fresh even when nothing changes,
+and ends after a randomised timeout, after which it resumes from that resourceVersion. On
+``410 GoneError`` (etcd compacted past it), on any error (the API server restarted, the
+connection dropped) and at start-up, the watcher re-lists: the list's objects go through the
+recorder, which records only real differences, and the end of the list tells it which live
+objects are gone. Errors back off exponentially with jitter up to a cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from simkube.core.logs import get_logger
+from simkube.trace import ObjectRef
+from simkube.tracer.config import KindConfig
+from simkube.tracer.discovery import Discovery, NotInstalledError, NotWatchableError, Resource
+from simkube.tracer.kubeapi import ApiError, GoneError, KubeApi
+from simkube.tracer.owners import OwnerResolver, controller_of
+from simkube.tracer.recorder import Listed, Observed, Recorder
+from simkube.tracer.status import KindStatus, WatchState
+
+log = get_logger(__name__)
+
+
+class Backoff:
+    """Exponential backoff with full jitter: ``base`` doubling up to ``cap`` seconds."""
+
+    def __init__(self, *, base: float = 0.5, cap: float = 30.0) -> None:
+        self.base = base
+        self.cap = cap
+        self.failures = 0
+
+    def next_delay(self) -> float:
+        self.failures += 1
+        return random.uniform(self.base, min(self.cap, self.base * 2 ** self.failures))  # noqa: S311
+
+    def reset(self) -> None:
+        self.failures = 0
+
+
+class KindWatcher:
+    def __init__(self, *, kind: KindConfig, status: KindStatus, api: KubeApi,
+                 discovery: Discovery, owners: OwnerResolver, recorder: Recorder,
+                 record: bool = True, resolve_owners: bool = True, page_size: int = 500,
+                 watch_seconds: tuple[int, int] = (240, 360), crd_retry: float = 5.0,
+                 backoff: Backoff | None = None) -> None:
+        self.kind = kind
+        self.status = status
+        self._api = api
+        self._discovery = discovery
+        self._owners = owners
+        self._recorder = recorder
+        self._record = record
+        self._resolve_owners = resolve_owners
+        self._page_size = page_size
+        self._watch_seconds = watch_seconds
+        self._crd_retry = crd_retry
+        self._backoff = backoff or Backoff()
+
+    async def run(self) -> None:
+        lists = 0
+        try:
+            while True:
+                try:
+                    resource = await self._discovery.resource(self.kind.kind)
+                except NotInstalledError as exc:
+                    self._set(WatchState.WAITING_FOR_CRD, str(exc))
+                    await asyncio.sleep(self._crd_retry)
+                    continue
+                except (ApiError, NotWatchableError) as exc:
+                    await self._back_off(str(exc))
+                    continue
+                try:
+                    if lists:
+                        self.status.resyncs += 1
+                    lists += 1
+                    version = await self._list(resource)
+                    while True:  # a clean end of a watch resumes; errors re-list
+                        version = await self._watch(resource, version)
+                except GoneError as exc:
+                    log.info("resourceVersion expired; re-listing", kind=self.kind.kind.key,
+                             error=str(exc))
+                except ApiError as exc:
+                    if exc.status == 404:
+                        self._discovery.forget(self.kind.kind)
+                    await self._back_off(str(exc))
+        finally:
+            self.status.state = WatchState.STOPPED
+
+    def _set(self, state: WatchState, error: str | None = None) -> None:
+        self.status.state = state
+        if error is not None:
+            self.status.last_error = error
+
+    async def _back_off(self, error: str) -> None:
+        delay = self._backoff.next_delay()
+        self._set(WatchState.BACKOFF, error)
+        log.warning("watch failed; backing off", kind=self.kind.kind.key, error=error,
+                    seconds=round(delay, 2))
+        await asyncio.sleep(delay)
+
+    def _collection(self, resource: Resource) -> str:
+        only = self.kind.namespaces
+        namespace = next(iter(only)) if len(only) == 1 else ""
+        return resource.path(namespace=namespace)
+
+    def _query(self) -> dict[str, str]:
+        selector = self.kind.label_selector
+        return {"labelSelector": selector.text} if selector and selector.text else {}
+
+    async def _list(self, resource: Resource) -> str:
+        self._set(WatchState.LISTING)
+        seen: set[ObjectRef] = set()
+        token = ""
+        while True:
+            query = {**self._query(), "limit": str(self._page_size)}
+            if token:
+                query["continue"] = token
+            page = await self._api.get(self._collection(resource), query)
+            for obj in page.get("items") or []:
+                if isinstance(obj, dict):
+                    await self._observe(obj, deleted=False)
+                    if (obj.get("metadata") or {}).get("name"):
+                        seen.add(ObjectRef.of(obj))
+            metadata = page.get("metadata") or {}
+            token = str(metadata.get("continue") or "")
+            if not token:
+                break
+        await self._recorder.queue.put(Listed(kind=self.kind, status=self.status,
+                                              seen=frozenset(seen)))
+        version = str(metadata.get("resourceVersion") or "")
+        self.status.resource_version = version
+        return version
+
+    async def _watch(self, resource: Resource, version: str) -> str:
+        seconds = random.randint(*self._watch_seconds)  # noqa: S311  # spread reconnects
+        query = {**self._query(), "resourceVersion": version, "allowWatchBookmarks": "true",
+                 "timeoutSeconds": str(seconds)}
+        self._set(WatchState.WATCHING)
+        async for event in self._api.watch(self._collection(resource), query=query,
+                                           read_timeout=seconds + 60):
+            obj = event.get("object")
+            if not isinstance(obj, dict):
+                continue
+            new_version = (obj.get("metadata") or {}).get("resourceVersion")
+            if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
+                await self._observe(obj, deleted=event["type"] == "DELETED")
+            if new_version:
+                version = str(new_version)
+                self.status.resource_version = version
+            self._backoff.reset()
+        return version
+
+    async def _observe(self, obj: dict[str, Any], *, deleted: bool) -> None:
+        # Items of a list carry no apiVersion/kind; events do. Stored objects need both.
+        obj["apiVersion"] = self.kind.kind.api_version
+        obj["kind"] = self.kind.kind.kind
+        # A deleted object's owners may be gone already; the store keeps its known chain.
+        ancestors = (await self._owners.ancestors(obj)
+                     if self._resolve_owners and not deleted and controller_of(obj) else ())
+        await self._recorder.queue.put(Observed(
+            kind=self.kind, status=self.status, obj=obj, ancestors=ancestors,
+            record=self._record, deleted=deleted))
