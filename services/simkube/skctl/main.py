@@ -15,6 +15,7 @@ from simkube.core.logs import configure_logging
 from simkube.core.version import UPSTREAM, product_version
 from simkube.skctl.env_commands import env_group
 from simkube.skctl.export_commands import export_command, tracer_group
+from simkube.skctl.trace_commands import trace_group
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,6 +38,7 @@ def version() -> None:
 cli.add_command(env_group)
 cli.add_command(export_command)
 cli.add_command(tracer_group)
+cli.add_command(trace_group)
 
 
 def main() -> None:

@@ -36,17 +36,30 @@ def _refuse_extension(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} is not part of any trace format")
 
 
-def unpack_capped(data: bytes | bytearray, *, limits: ReadLimits, where: str) -> Any:
-    """Decode one complete msgpack value whose declared lengths cannot exceed its own size."""
+DECODE_ERRORS = (ValueError, TypeError, RecursionError, MemoryError,
+                 msgpack.exceptions.UnpackException)
+"""Everything msgpack (or the code walking its output) raises for bad input."""
+
+
+def unpack_raw(data: bytes | bytearray, limits: ReadLimits) -> Any:
+    """Decode one complete msgpack value whose declared lengths cannot exceed its own size;
+    raises the decoder's own exceptions (see ``DECODE_ERRORS``)."""
+    # Only lists and maps are allocated from their declared length before their contents
+    # are read, so only they need the size-relative cap; strings and binaries are checked
+    # against the bytes present before anything is allocated.
     size = len(data)
+    items = size if size < limits.max_items else limits.max_items
+    return msgpack.unpackb(
+        data, raw=False, strict_map_key=True, max_ext_len=0, ext_hook=_refuse_extension,
+        max_str_len=limits.max_string_bytes, max_bin_len=limits.max_record_bytes,
+        max_array_len=items, max_map_len=items)
+
+
+def unpack_capped(data: bytes | bytearray, *, limits: ReadLimits, where: str) -> Any:
+    """``unpack_raw`` whose failures are ``TraceFormatError``s located at ``where``."""
     try:
-        return msgpack.unpackb(
-            data, raw=False, strict_map_key=True, max_ext_len=0, ext_hook=_refuse_extension,
-            max_str_len=min(size, limits.max_string_bytes),
-            max_bin_len=min(size, limits.max_record_bytes),
-            max_array_len=min(size, limits.max_items),
-            max_map_len=min(size // 2, limits.max_items))
-    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+        return unpack_raw(data, limits)
+    except DECODE_ERRORS as exc:
         raise TraceFormatError(f"undecodable msgpack: {describe_decode_error(exc)}",
                                where=where) from None
 

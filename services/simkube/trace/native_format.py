@@ -21,7 +21,7 @@ from typing import Any
 import msgpack
 
 from simkube.trace.errors import TraceFormatError
-from simkube.trace.limits import ReadLimits, unpack_capped
+from simkube.trace.limits import DECODE_ERRORS, ReadLimits, describe_decode_error, unpack_raw
 from simkube.trace.model import KubeObject, ObjectRef, TraceHeader, TrackedKind
 from simkube.trace.objects import check_object, check_ref
 
@@ -29,14 +29,16 @@ MAGIC = b"\x89SKT\r\n\x1a\n"  # non-ASCII first byte and CR/LF catch text-mode m
 PREAMBLE = struct.Struct(">8sHH")
 RECORD_LENGTH = struct.Struct(">I")
 CHUNK_BYTES = 4 * 1024 * 1024  # object bytes per record before a large event is split
+BATCH_BYTES = 128 * 1024  # small events are batched into records of about this size
+BATCH_EVENTS = 1024
 Envelope = list[Any]  # [apiVersion, kind, namespace, name, body: bytes]
 
 
 class RecordKind(IntEnum):
     HEADER = 1
     STATE = 2  # [2, [envelope...]]: objects of the initial state
-    EVENT = 3  # [3, ts_ms, [applied envelope...], [deleted envelope...]]
-    EVENT_MORE = 4  # [4, [applied...], [deleted...]]: continues a split EVENT
+    EVENTS = 3  # [3, [[ts_ms, [applied envelope...], [deleted envelope...]]...]]
+    EVENT_MORE = 4  # [4, [applied...], [deleted...]]: more objects of the last event before
     LIFECYCLE = 5  # [5, owner kind, "ns/name", [[start_ms, end_ms|nil, spec hash|nil]...]]
     END = 6  # [6, events, state objects, lifecycle records]: proves the stream is whole
 
@@ -52,9 +54,10 @@ def check_envelopes(raw: Any, *, where: str) -> list[Envelope]:
     if type(raw) is not list:
         raise TraceFormatError("expected a list of objects", where=where)
     for index, env in enumerate(raw):
-        if (type(env) is not list or len(env) != 5 or type(env[4]) is not bytes
-                or not all(type(part) is str for part in env[:4])
-                or not (env[0] and env[1] and env[3])):
+        # One flat test per envelope: this runs for every object of every event read.
+        if (type(env) is not list or len(env) != 5 or type(env[0]) is not str or not env[0]
+                or type(env[1]) is not str or not env[1] or type(env[2]) is not str
+                or type(env[3]) is not str or not env[3] or type(env[4]) is not bytes):
             raise TraceFormatError("malformed object envelope (expected apiVersion, kind, "
                                    "namespace, name and a binary body)",
                                    where=f"{where}, object {index}")
@@ -64,14 +67,19 @@ def check_envelopes(raw: Any, *, where: str) -> list[Envelope]:
 class EncodedBatch:
     """Objects from one record, decoded (with the reader's caps) only when asked."""
 
-    __slots__ = ("_limits", "_source", "envelopes", "where")
+    __slots__ = ("_index", "_limits", "_source", "_where", "envelopes")
 
     def __init__(self, envelopes: list[Envelope], *, where: str, limits: ReadLimits,
-                 source: str | None = None) -> None:
+                 index: int | None = None, source: str | None = None) -> None:
         self.envelopes = envelopes
-        self.where = where
+        self._where = where  # the record; ``index`` the event in it (formatted only on error)
+        self._index = index
         self._limits = limits
         self._source = source
+
+    @property
+    def where(self) -> str:
+        return self._where if self._index is None else f"{self._where}, event {self._index}"
 
     def __len__(self) -> int:
         return len(self.envelopes)
@@ -82,16 +90,29 @@ class EncodedBatch:
 
     def decode(self) -> list[KubeObject]:
         objects = []
-        try:
-            for index, env in enumerate(self.envelopes):
-                where = f"{self.where}, object {index}"
-                obj = unpack_capped(env[4], limits=self._limits, where=where)
-                check_ref(ObjectRef(api_version=env[0], kind=env[1], namespace=env[2],
-                                    name=env[3]), obj, where=where)
-                objects.append(obj)
-        except TraceFormatError as exc:
-            raise (exc.with_source(self._source) if self._source else exc) from None
+        limits = self._limits
+        for index, env in enumerate(self.envelopes):
+            try:
+                obj = unpack_raw(env[4], limits)
+            except DECODE_ERRORS as exc:
+                raise self._error(index, f"undecodable msgpack: {describe_decode_error(exc)}",
+                                  ) from None
+            # The body must be the object its envelope names (checked inline: hot path).
+            meta = obj.get("metadata") if type(obj) is dict else None
+            if (type(meta) is not dict or obj.get("apiVersion") != env[0]
+                    or obj.get("kind") != env[1] or meta.get("name") != env[3]
+                    or (meta.get("namespace") or "") != env[2]):
+                ref = ObjectRef(api_version=env[0], kind=env[1], namespace=env[2], name=env[3])
+                try:
+                    check_ref(ref, obj, where="")
+                except TraceFormatError as exc:
+                    raise self._error(index, exc.what) from None
+            objects.append(obj)
         return objects
+
+    def _error(self, index: int, message: str) -> TraceFormatError:
+        return TraceFormatError(message, where=f"{self.where}, object {index}",
+                                source=self._source)
 
 
 def encode_header(header: TraceHeader) -> dict[str, Any]:

@@ -57,9 +57,9 @@ class RecordFrames:
         (size,) = RECORD_LENGTH.unpack_from(self._buffer, self._pos)
         if size == 0 or size > self._limits.max_record_bytes:
             raise self._error(f"record length {size} is outside 1..{self._limits.max_record_bytes}")
-        end = self._pos + RECORD_LENGTH.size + size
         if not self._ensure(RECORD_LENGTH.size + size):
             raise self._error(f"the stream ends inside a record of {size} bytes (truncated?)")
+        end = self._pos + RECORD_LENGTH.size + size  # after _ensure, which may move _pos
         frame = self._buffer[self._pos + RECORD_LENGTH.size:end]
         self._pos = end
         return frame

@@ -63,6 +63,8 @@ class NativeReader:
         self.version = read_preamble(stream)
         self._limits = limits
         self._source = source  # names the file in errors raised when objects are decoded later
+        self._pending: tuple[int, Any, Any] | None = None  # held back: see _events
+        self._last_ts = 0
         self._frames = RecordFrames(stream, limits=limits, base_offset=PREAMBLE.size)
         record, where = self._next_record()
         if record is None or record[0] != RecordKind.HEADER or len(record) != 2:
@@ -71,31 +73,17 @@ class NativeReader:
 
     def __iter__(self) -> Iterator[TraceItem]:
         counts = {"events": 0, "state objects": 0, "lifecycle records": 0}
-        pending: tuple[int, list[Envelope], list[Envelope], str] | None = None
-        last_ts = -1
         while True:
             record, where = self._next_record()
             if record is None:
                 raise TraceFormatError("the trace ends without its end record (truncated?)",
                                        where=where)
             kind = record[0]
-            if kind == RecordKind.EVENT_MORE:
-                if pending is None or len(record) != 3:
-                    raise TraceFormatError("a continuation record must follow an event",
-                                           where=where)
-                pending[1].extend(check_envelopes(record[1], where=where))
-                pending[2].extend(check_envelopes(record[2], where=where))
-                continue
-            if pending is not None:
-                yield self._event(*pending)
-                pending = None
-            if kind == RecordKind.EVENT:
-                ts = _event_ts(record, where=where, last_ts=last_ts)
-                last_ts = ts
-                pending = (ts, check_envelopes(record[2], where=where),
-                           check_envelopes(record[3], where=where), where)
-                counts["events"] += 1
-            elif kind == RecordKind.STATE and len(record) == 2:
+            if kind in (RecordKind.EVENTS, RecordKind.EVENT_MORE):
+                yield from self._events(record, where, counts)
+            elif self._pending is not None:  # nothing more can extend the held-back event
+                yield self._held_event()
+            if kind == RecordKind.STATE and len(record) == 2:
                 if counts["events"]:
                     raise TraceFormatError("initial state after the first event", where=where)
                 objects = self._batch(check_envelopes(record[1], where=where), where)
@@ -108,8 +96,52 @@ class NativeReader:
                 _check_end(record, counts, where=where)
                 self._frames.expect_end()
                 return
-            else:
+            elif kind not in (RecordKind.EVENTS, RecordKind.EVENT_MORE):
                 raise TraceFormatError(f"unexpected record kind {kind!r} here", where=where)
+
+    def _events(self, record: list[Any], where: str,
+                counts: dict[str, int]) -> Iterator[TraceEvent]:
+        """Events of an EVENTS record; the last is held back in case EVENT_MORE extends it."""
+        if record[0] == RecordKind.EVENT_MORE:
+            if self._pending is None or len(record) != 3:
+                raise TraceFormatError("a continuation record must follow an event",
+                                       where=where)
+            ts, applied, deleted = self._pending
+            self._pending = (ts, self._extend(applied, record[1], where),
+                             self._extend(deleted, record[2], where))
+            return
+        if self._pending is not None:
+            yield self._held_event()
+        if len(record) != 2 or type(record[1]) is not list or not record[1]:
+            raise TraceFormatError("an events record holds a non-empty list of events",
+                                   where=where)
+        batch = record[1]
+        last = len(batch) - 1
+        last_ts = self._last_ts
+        limits, source = self._limits, self._source
+        # The hot loop of every read: checks are inlined and locations built only on error.
+        for index, entry in enumerate(batch):
+            if type(entry) is not list or len(entry) != 3:
+                raise TraceFormatError("an event is [ts_ms, applied, deleted]",
+                                       where=f"{where}, event {index}")
+            ts, applied, deleted = entry
+            if type(ts) is not int or ts < last_ts:
+                raise TraceFormatError(_bad_ts(ts, last_ts), where=f"{where}, event {index}")
+            last_ts = ts
+            if applied or type(applied) is not list:
+                check_envelopes(applied, where=f"{where}, event {index}")
+                applied = EncodedBatch(applied, where=where, index=index, limits=limits,
+                                       source=source)
+            if deleted or type(deleted) is not list:
+                check_envelopes(deleted, where=f"{where}, event {index}")
+                deleted = EncodedBatch(deleted, where=where, index=index, limits=limits,
+                                       source=source)
+            if index < last:
+                yield TraceEvent(ts_ms=ts, applied=applied, deleted=deleted)
+            else:
+                self._pending = (ts, applied, deleted)
+        self._last_ts = last_ts
+        counts["events"] += len(batch)
 
     def _next_record(self) -> tuple[list[Any] | None, str]:
         frame = self._frames.next()
@@ -122,26 +154,26 @@ class NativeReader:
                                    where=where)
         return record, where
 
-    def _event(self, ts: int, applied: list[Envelope], deleted: list[Envelope],
-               where: str) -> TraceEvent:
-        return TraceEvent(ts_ms=ts, applied=self._batch(applied, where) if applied else [],
-                          deleted=self._batch(deleted, where) if deleted else [])
+    def _held_event(self) -> TraceEvent:
+        assert self._pending is not None  # noqa: S101  # callers check
+        ts, applied, deleted = self._pending
+        self._pending = None
+        return TraceEvent(ts_ms=ts, applied=applied, deleted=deleted)
+
+    def _extend(self, objects: EncodedBatch | list[Envelope], more: Any,
+                where: str) -> EncodedBatch | list[Envelope]:
+        envelopes = objects.envelopes if isinstance(objects, EncodedBatch) else objects
+        envelopes.extend(check_envelopes(more, where=where))
+        return self._batch(envelopes, where) if envelopes else envelopes
 
     def _batch(self, envelopes: list[Envelope], where: str) -> EncodedBatch:
         return EncodedBatch(envelopes, where=where, limits=self._limits, source=self._source)
 
 
-def _event_ts(record: list[Any], *, where: str, last_ts: int) -> int:
-    if len(record) != 4:
-        raise TraceFormatError("an event record has 4 fields", where=where)
-    ts = record[1]
+def _bad_ts(ts: Any, last_ts: int) -> str:
     if type(ts) is not int or ts < 0:
-        raise TraceFormatError(f"event timestamp {ts!r} is not a non-negative integer",
-                               where=where)
-    if ts < last_ts:
-        raise TraceFormatError(f"event timestamp {ts} is earlier than the previous event's "
-                               f"{last_ts}", where=where)
-    return ts
+        return f"event timestamp {ts!r} is not a non-negative integer"
+    return f"event timestamp {ts} is earlier than the previous event's {last_ts}"
 
 
 def _lifecycle(record: list[Any], *, where: str) -> PodLifecycle:

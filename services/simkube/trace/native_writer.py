@@ -25,6 +25,8 @@ from simkube.trace.model import (
     TraceHeader,
 )
 from simkube.trace.native_format import (
+    BATCH_BYTES,
+    BATCH_EVENTS,
     CHUNK_BYTES,
     MAGIC,
     PREAMBLE,
@@ -48,7 +50,9 @@ class NativeWriter:
         self._events = 0
         self._state_objects = 0
         self._lifecycles = 0
-        self._last_ts: int | None = None
+        self._last_ts = 0
+        self._batch: list[list[Any]] = []
+        self._batch_bytes = 0
         self._closed = False
         self._record([RecordKind.HEADER, encode_header(header)])
 
@@ -63,12 +67,13 @@ class NativeWriter:
         self._state_objects += len(envelopes)
 
     def write_event(self, event: TraceEvent) -> None:
+        """Append an event; small events are batched and reach the stream by ``flush``."""
         ts = event.ts_ms
         where = f"event {self._events}"
         if type(ts) is not int or ts < 0:
             raise TraceFormatError(f"timestamp {ts!r} is not a non-negative integer of "
                                    "milliseconds", where=where)
-        if self._last_ts is not None and ts < self._last_ts:
+        if ts < self._last_ts:
             raise TraceFormatError(
                 f"timestamp {ts} is earlier than the previous event's {self._last_ts}",
                 where=where, hint="native traces are time-ordered; "
@@ -79,34 +84,53 @@ class NativeWriter:
                    else _encode(event.applied, where=where))
         deleted = (raw_deleted.envelopes if isinstance(raw_deleted, EncodedBatch)
                    else _encode(event.deleted, where=where))
+        size = sum(len(env[4]) for env in applied) + sum(len(env[4]) for env in deleted)
+        self._last_ts = ts
+        self._events += 1
+        if size > CHUNK_BYTES:
+            self._flush_batch()
+            self._write_split(ts, applied, deleted)
+            return
+        self._batch.append([ts, applied, deleted])
+        self._batch_bytes += size
+        if self._batch_bytes >= BATCH_BYTES or len(self._batch) >= BATCH_EVENTS:
+            self._flush_batch()
+
+    def _flush_batch(self) -> None:
+        if self._batch:
+            self._record([RecordKind.EVENTS, self._batch])
+            self._batch = []
+            self._batch_bytes = 0
+
+    def _write_split(self, ts: int, applied: list[Envelope], deleted: list[Envelope]) -> None:
+        """An event too large for one record: its first part, then continuation records."""
         tagged = [(0, env) for env in applied] + [(1, env) for env in deleted]
-        first = True
-        for chunk in _chunks(tagged) if tagged else [[]]:
+        for index, chunk in enumerate(_chunks(tagged)):
             parts: list[list[Envelope]] = [[], []]
             for side, env in chunk:
                 parts[side].append(env)
-            if first:
-                self._record([RecordKind.EVENT, ts, parts[0], parts[1]])
-                first = False
+            if index == 0:
+                self._record([RecordKind.EVENTS, [[ts, parts[0], parts[1]]]])
             else:
                 self._record([RecordKind.EVENT_MORE, parts[0], parts[1]])
-        self._last_ts = ts
-        self._events += 1
 
     def write_lifecycle(self, lifecycle: PodLifecycle) -> None:
         """Pod runs of one owner; may be written at any point (several times per owner)."""
+        self._flush_batch()  # keep records in the order the caller wrote them
         runs = [[run.start_ms, run.end_ms, run.spec_hash] for run in lifecycle.runs]
         self._record([RecordKind.LIFECYCLE, lifecycle.owner_kind, lifecycle.owner, runs])
         self._lifecycles += 1
 
     def flush(self) -> None:
-        """Make every record written so far decodable by a reader of the stream."""
+        """Make every event written so far decodable by a reader of the stream."""
+        self._flush_batch()
         self._out.flush(zstandard.FLUSH_BLOCK)
 
     def close(self) -> None:
         """Write the end record and finish the compressed stream."""
         if self._closed:
             return
+        self._flush_batch()
         self._record([RecordKind.END, self._events, self._state_objects, self._lifecycles])
         self._out.flush(zstandard.FLUSH_FRAME)
         self._closed = True

@@ -17,6 +17,7 @@ import msgpack
 
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import (
+    DECODE_ERRORS,
     DEFAULT_LIMITS,
     ReadLimits,
     describe_decode_error,
@@ -26,8 +27,6 @@ from simkube.trace.model import KubeObject, PodLifecycle, Trace, TraceEvent, Tra
 from simkube.trace.simkube_v2 import check_version, decode_config, decode_event, decode_lifecycle
 from simkube.trace.source import InMemorySource, Opener, TraceFormat
 
-DECODE_ERRORS = (ValueError, TypeError, RecursionError, MemoryError,
-                 msgpack.exceptions.UnpackException)
 REQUIRED = ("version", "config", "events")
 
 

@@ -7,6 +7,7 @@ events can be streamed several times without ever holding them all.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from enum import Enum
@@ -30,8 +31,9 @@ class TraceFormat(Enum):
 
 
 class TraceSource(Protocol):
-    """A readable trace. ``lifecycles`` may need a pass over the events (formats store them
-    last); ``events`` and ``initial_state`` may be called any number of times."""
+    """A readable trace. ``events`` and ``initial_state`` may be called any number of times,
+    and every pass yields fresh objects the caller may change. ``lifecycles`` may need a
+    pass over the events (formats store them last)."""
 
     name: str
     format: TraceFormat
@@ -55,10 +57,12 @@ class InMemorySource:
         self.size_bytes = size_bytes
 
     def initial_state(self) -> Iterator[KubeObject]:
-        return iter(self.trace.initial_state)
+        return iter(copy.deepcopy(self.trace.initial_state))
 
     def events(self) -> Iterator[TraceEvent]:
-        return iter(self.trace.events)
+        for event in self.trace.events:
+            yield TraceEvent(ts_ms=event.ts_ms, applied=copy.deepcopy(event.applied),
+                             deleted=copy.deepcopy(event.deleted))
 
     def lifecycles(self) -> list[PodLifecycle]:
         return list(self.trace.lifecycles)

@@ -1,0 +1,216 @@
+"""Trace format benchmarks: bytes, write and read speed, native against SimKube v2.
+
+The same content is written in both formats in the same process, so the native figures are
+also reported as ratios against SimKube's (the baseline). Two workloads: the real
+``dsb-scaling`` sample, and a synthetic trace of realistic Deployment and Pod objects
+(1,000,000 events unless ``SIMKUBE_BENCH_EVENTS`` says otherwise), generated on the fly so
+the generator itself holds no memory. Memory is the process's resident set, sampled while
+the native trace is streamed with every object decoded (what a replay does).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from simkube.trace import (
+    KubeObject,
+    TraceEvent,
+    TraceFormat,
+    TraceHeader,
+    TraceSource,
+    TraceWriter,
+    TrackedKind,
+    open_trace,
+    read_trace,
+)
+
+SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "data" / "simkube"
+SYNTHETIC_EVENTS = int(os.environ.get("SIMKUBE_BENCH_EVENTS", "1000000"))
+GOAL_BYTES_RATIO = 0.4
+GOAL_READ_EVENTS_PER_S = 200_000
+GOAL_MEMORY_MB = 50.0
+HEADER = TraceHeader(source_cluster="bench", created_ms=1_700_000_000_000, tracked_kinds=(
+    TrackedKind(kind_key="apps/v1.Deployment", pod_template_paths=("/spec/template",)),
+    TrackedKind(kind_key="v1.Pod", pod_template_paths=("",), track_lifecycle=True)))
+Figure = dict[str, Any]
+
+
+def _container(app: str, rng: random.Random) -> dict[str, Any]:
+    return {
+        "name": app, "image": f"registry.example.com/shop/{app}:1.{rng.randrange(40)}.3",
+        "imagePullPolicy": "IfNotPresent",
+        "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
+        "env": [{"name": "LOG_LEVEL", "value": "info"},
+                {"name": "DB_HOST", "valueFrom": {"configMapKeyRef": {
+                    "name": f"{app}-config", "key": "db_host"}}}],
+        "resources": {"requests": {"cpu": f"{rng.choice((100, 250, 500))}m",
+                                   "memory": f"{rng.choice((256, 512, 1024))}Mi"},
+                      "limits": {"cpu": "1", "memory": "2Gi"}},
+        "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10},
+        "volumeMounts": [{"name": "config", "mountPath": f"/etc/{app}"}],
+        "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+    }
+
+
+def _pod_spec(app: str, rng: random.Random) -> dict[str, Any]:
+    return {
+        "containers": [_container(app, rng)],
+        "volumes": [{"name": "config", "configMap": {"name": f"{app}-config"}}],
+        "serviceAccountName": app, "restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+        "schedulerName": "default-scheduler", "terminationGracePeriodSeconds": 30,
+        "nodeSelector": {"pool": rng.choice(("general", "memory", "batch"))},
+        "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                         "effect": "NoExecute", "tolerationSeconds": 300}],
+    }
+
+
+def _deployment(app: str, namespace: str, replicas: int, rng: random.Random) -> KubeObject:
+    labels = {"app": app, "tier": rng.choice(("frontend", "backend", "data"))}
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": app, "namespace": namespace, "labels": labels,
+                     "annotations": {"meta.helm.sh/release-name": namespace}},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}},
+                 "strategy": {"type": "RollingUpdate", "rollingUpdate": {
+                     "maxSurge": "25%", "maxUnavailable": "25%"}},
+                 "template": {"metadata": {"labels": labels}, "spec": _pod_spec(app, rng)}},
+    }
+
+
+def _pod(app: str, namespace: str, serial: int, rng: random.Random) -> KubeObject:
+    template_hash = f"{rng.getrandbits(40):010x}"
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": f"{app}-{template_hash}-{serial:05x}", "namespace": namespace,
+                     "labels": {"app": app, "pod-template-hash": template_hash},
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                          "name": f"{app}-{template_hash}", "controller": True,
+                                          "blockOwnerDeletion": True}]},
+        "spec": {**_pod_spec(app, rng), "nodeName": f"node-{rng.randrange(2000)}"},
+    }
+
+
+def synthetic_events(count: int, *, seed: int = 7) -> Iterator[TraceEvent]:
+    """``count`` events: a quarter Deployment changes, the rest Pods created and deleted."""
+    rng = random.Random(seed)
+    apps = [(f"svc-{index:03d}", f"team-{index % 20:02d}") for index in range(500)]
+    live: list[KubeObject] = []
+    ts = HEADER.created_ms or 0
+    for serial in range(count):
+        ts += 1000 * rng.randrange(2)
+        app, namespace = rng.choice(apps)
+        roll = rng.random()
+        if roll < 0.25:
+            yield TraceEvent(ts_ms=ts, applied=[_deployment(app, namespace,
+                                                            rng.randrange(1, 50), rng)])
+        elif roll < 0.85 or not live:
+            pod = _pod(app, namespace, serial, rng)
+            live.append(pod)
+            yield TraceEvent(ts_ms=ts, applied=[pod])
+        else:
+            yield TraceEvent(ts_ms=ts, deleted=[live.pop(rng.randrange(len(live)))])
+            if len(live) > 5000:  # keep the generator's own memory bounded
+                del live[:1000]
+
+
+def _timed(action: Callable[[], int]) -> tuple[float, int]:
+    """Seconds per run of ``action`` (repeated until 0.5 s have passed) and its result."""
+    runs = 0
+    started = time.perf_counter()
+    while True:
+        count = action()
+        runs += 1
+        elapsed = time.perf_counter() - started
+        if elapsed >= 0.5:
+            return elapsed / runs, count
+
+
+def _write(path: Path, events: Callable[[], Iterator[TraceEvent]]) -> int:
+    count = 0
+    with TraceWriter(path, header=HEADER) as writer:
+        for event in events():
+            writer.write_event(event)
+            count += 1
+    return count
+
+
+def _read(path: Path, *, decode: bool) -> int:
+    count = 0
+    for event in open_trace(path).events():
+        if decode:
+            _ = event.applied, event.deleted
+        count += 1
+    return count
+
+
+def _rss_mb() -> float:
+    with Path("/proc/self/status").open() as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _streaming_memory(source: TraceSource) -> float:
+    """Growth of the resident set (MB) over a decoding pass, sampled every 10,000 events."""
+    baseline = peak = _rss_mb()
+    for index, event in enumerate(source.events()):
+        _ = event.applied, event.deleted
+        if index % 10_000 == 0:
+            peak = max(peak, _rss_mb())
+    return max(peak, _rss_mb()) - baseline
+
+
+def _compare(name: str, events: Callable[[], Iterator[TraceEvent]],
+             workdir: Path) -> Iterator[Figure]:
+    results: dict[TraceFormat, dict[str, float]] = {}
+    for trace_format, suffix in ((TraceFormat.SIMKUBE_V2, ".sktrace"),
+                                 (TraceFormat.NATIVE, ".trace")):
+        path = workdir / f"{name}{suffix}"
+        write_s, count = _timed(lambda path=path: _write(path, events))
+        read_s, _ = _timed(lambda path=path: _read(path, decode=True))
+        figures = {"bytes": path.stat().st_size, "events": count,
+                   "write_events_per_s": count / write_s, "read_events_per_s": count / read_s}
+        if trace_format is TraceFormat.NATIVE:
+            scan_s, _ = _timed(lambda path=path: _read(path, decode=False))
+            figures["scan_events_per_s"] = count / scan_s
+            if count >= 100_000:
+                figures["memory_growth_mb"] = _streaming_memory(open_trace(path))
+        results[trace_format] = figures
+        for key, value in figures.items():
+            yield {"benchmark": f"trace_format.{name}.{trace_format.family}.{key}",
+                   "value": round(value, 3)}
+        path.unlink()
+    yield from _goals(name, results[TraceFormat.NATIVE], results[TraceFormat.SIMKUBE_V2])
+
+
+def _goals(name: str, native: dict[str, float], simkube: dict[str, float]) -> Iterator[Figure]:
+    prefix = f"trace_format.{name}"
+    ratio = native["bytes"] / simkube["bytes"]
+    yield {"benchmark": f"{prefix}.bytes_ratio_native_to_simkube", "value": round(ratio, 4),
+           "goal_max": GOAL_BYTES_RATIO, "met": ratio <= GOAL_BYTES_RATIO}
+    for key in ("write_events_per_s", "read_events_per_s"):
+        yield {"benchmark": f"{prefix}.{key}_ratio_native_to_simkube",
+               "value": round(native[key] / simkube[key], 3)}
+    if native["events"] >= 100_000:
+        yield {"benchmark": f"{prefix}.native.scan_goal", "value": round(
+            native["scan_events_per_s"]), "goal_min": GOAL_READ_EVENTS_PER_S,
+            "met": native["scan_events_per_s"] >= GOAL_READ_EVENTS_PER_S}
+        yield {"benchmark": f"{prefix}.native.memory_goal", "value": round(
+            native["memory_growth_mb"], 1), "goal_max": GOAL_MEMORY_MB,
+            "met": native["memory_growth_mb"] < GOAL_MEMORY_MB}
+
+
+def run() -> Iterator[Figure]:
+    sample = read_trace(SAMPLES / "dsb-scaling.sktrace")
+    with tempfile.TemporaryDirectory(prefix="simkube-bench-") as tmp:
+        workdir = Path(tmp)
+        yield from _compare("dsb-scaling", lambda: iter(sample.events), workdir)
+        yield from _compare(f"synthetic-{SYNTHETIC_EVENTS}",
+                            lambda: synthetic_events(SYNTHETIC_EVENTS), workdir)
