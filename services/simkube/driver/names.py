@@ -1,0 +1,37 @@
+"""The names the driver writes into the cluster, shared with KWOK's stages and sk-ctrl.
+
+They are a contract: ``services/simkube/env/kwok-stages.yaml`` (and deploy/kwok/) select pods
+by these annotations, and the SimulationRoot CRD (deploy/crds/) defines the group and kind.
+"""
+
+from __future__ import annotations
+
+GROUP = "simkube.dev"
+VERSION = "v1alpha1"
+ROOT_API_VERSION = f"{GROUP}/{VERSION}"
+ROOT_KIND = "SimulationRoot"
+ROOT_PLURAL = "simulationroots"
+ROOT_CRD_NAME = f"{ROOT_PLURAL}.{GROUP}"
+ROOTS_PATH = f"/apis/{GROUP}/{VERSION}/{ROOT_PLURAL}"
+CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+FIELD_MANAGER = "simkube-driver"
+LIFECYCLE_FIELD_MANAGER = "simkube-driver-lifecycles"
+
+# On every object and pod template the driver applies, so its pods can be found and counted.
+SIMULATION_LABEL = f"{GROUP}/simulation"
+# On pod templates of owners with recorded lifecycles: the owner as the trace names it
+# ("batch/v1.CronJob default/hello"). KWOK's instant Job completion skips such pods; the
+# driver matches each new pod to its owner's next recorded run.
+LIFECYCLE_OWNER = f"{GROUP}/lifecycle-owner"
+# Set by the driver on each such pod: KWOK completes the pod this long after it runs
+# (Go duration), plus a random part up to ``POD_LIFETIME_MAX``.
+POD_LIFETIME = f"{GROUP}/pod-lifetime"
+POD_LIFETIME_MAX = f"{GROUP}/pod-lifetime-max"
+# On pod templates when a startup delay is configured: KWOK waits this long (up to the max)
+# before a scheduled pod runs.
+STARTUP_DELAY = f"{GROUP}/startup-delay"
+STARTUP_DELAY_MAX = f"{GROUP}/startup-delay-max"
+
+FAKE_NODE_KEY = "kwok.x-k8s.io/node"
+FAKE_NODE_VALUE = "fake"

@@ -1,0 +1,83 @@
+"""Virtual namespaces: refused up front if taken, created on first use, owned by the root.
+
+A namespace that already exists belongs to someone else (a user, another simulation), and
+replaying into it would mix the simulation with it and delete it at cleanup; the driver checks
+every namespace the trace needs before it creates anything. ``ensure`` does not wait for the
+new namespace's ``default`` ServiceAccount: only pods need it, admission refuses them with a
+Forbidden the applier knows to retry, and waiting here would delay every first event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+from simkube.driver.errors import SimulationConflictError
+from simkube.driver.kubeapi import ApiError, KubeClient
+from simkube.driver.names import SIMULATION_LABEL
+from simkube.driver.rewriting import RootRef
+
+NAMESPACES_PATH = "/api/v1/namespaces"
+CHECK_CONCURRENCY = 16
+
+
+async def check_free(kube: KubeClient, names: Iterable[str]) -> None:
+    """Raise ``SimulationConflictError`` naming the first namespace that already exists."""
+    limit = asyncio.Semaphore(CHECK_CONCURRENCY)
+
+    async def exists(name: str) -> bool:
+        async with limit:
+            try:
+                await kube.request("GET", f"{NAMESPACES_PATH}/{name}")
+            except ApiError as exc:
+                if exc.code == 404:
+                    return False
+                raise
+            return True
+    wanted = sorted(set(names))
+    taken = [name for name, found in zip(wanted, await asyncio.gather(
+        *(exists(name) for name in wanted)), strict=True) if found]
+    if taken:
+        raise SimulationConflictError(
+            f"virtual namespace {taken[0]} already exists"
+            + (f" (and {len(taken) - 1} more)" if len(taken) > 1 else ""),
+            hint="choose another prefix, or cancel the simulation that created it")
+
+
+class Namespaces:
+    def __init__(self, kube: KubeClient, *, root: RootRef, simulation: str) -> None:
+        self._kube = kube
+        self._root = root
+        self._simulation = simulation
+        self._ready: dict[str, asyncio.Task[None]] = {}
+
+    async def ensure(self, name: str) -> None:
+        """Create ``name`` once (concurrent callers share the work); raises ``ApiError``."""
+        task = self._ready.get(name)
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+            task = asyncio.ensure_future(self._create(name))
+            self._ready[name] = task
+        await asyncio.shield(task)
+
+    def forget(self, name: str) -> None:
+        """The trace deleted this namespace; a later use creates it again."""
+        self._ready.pop(name, None)
+
+    async def _create(self, name: str) -> None:
+        body = {"apiVersion": "v1", "kind": "Namespace",
+                "metadata": {"name": name, "labels": {SIMULATION_LABEL: self._simulation},
+                             "ownerReferences": [self._root.owner_reference()]}}
+        try:
+            await self._kube.request("POST", NAMESPACES_PATH, body=body)
+        except ApiError as exc:
+            if exc.code != 409:
+                raise
+            await self._check_owned(name)
+
+    async def _check_owned(self, name: str) -> None:
+        existing = await self._kube.request("GET", f"{NAMESPACES_PATH}/{name}")
+        owners = existing.get("metadata", {}).get("ownerReferences") or []
+        if not any(owner.get("uid") == self._root.uid for owner in owners):
+            raise ApiError(code=409, reason="AlreadyExists", retry=False,
+                           message=f"namespace {name} exists and does not belong to this "
+                                   "simulation")

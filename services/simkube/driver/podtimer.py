@@ -1,0 +1,127 @@
+"""Gives each new pod of a lifecycle owner its recorded lifetime, as KWOK stage annotations.
+
+Controllers create pods from templates, and a template cannot say "the third pod lives 30 s".
+So the rewriter marks templates of owners with recorded lifecycles (``lifecycle-owner``), and
+this watcher sees every pod of the simulation as it is created, in creation order (one
+watch, label-selected), asks the ``LifetimePlan`` for that owner's next run and patches the
+lifetime onto the pod. KWOK's instant Job completion ignores marked pods, and the
+lifetime stage fires only once the annotation is there, so no pod can complete before its
+lifetime is known, however slow this watcher is; the lifetime counts from when KWOK sees both
+"Running" and the annotation. Pods seen again after a reconnect are recognised by uid and by
+the annotation itself, so no pod is counted twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from simkube.core.logs import get_logger
+from simkube.driver.kubeapi import MERGE_PATCH, ApiError, KubeClient
+from simkube.driver.lifecycles import Assignment, LifetimePlan
+from simkube.driver.names import (
+    LIFECYCLE_FIELD_MANAGER,
+    LIFECYCLE_OWNER,
+    POD_LIFETIME,
+    SIMULATION_LABEL,
+)
+
+log = get_logger(__name__)
+PODS_PATH = "/api/v1/pods"
+RETRY_DELAY = 1.0
+PATCH_ATTEMPTS = 5
+
+
+def _creation_order(pod: dict[str, Any]) -> tuple[str, str]:
+    metadata = pod.get("metadata", {})
+    return metadata.get("creationTimestamp", ""), metadata.get("name", "")
+
+
+class PodTimer:
+    def __init__(self, *, kube: KubeClient, simulation: str, plan: LifetimePlan,
+                 timed: Callable[[Assignment], None] = lambda _: None) -> None:
+        self._kube = kube
+        self._selector = f"{SIMULATION_LABEL}={simulation}"
+        self._plan = plan
+        self._timed = timed
+        self._seen: set[str] = set()
+        self._patches: set[asyncio.Task[None]] = set()
+        self.ready = asyncio.Event()  # set once the first list is done and the watch is open
+
+    async def run(self) -> None:
+        """Watch until cancelled; reconnects (and re-lists after 410 Gone) on its own."""
+        try:
+            while True:
+                try:
+                    version = await self._list()
+                    self.ready.set()
+                    await self._watch(version)
+                except ApiError as exc:
+                    log.warning("pod watch interrupted", selector=self._selector,
+                                error=str(exc))
+                    await asyncio.sleep(RETRY_DELAY)
+        finally:
+            for task in self._patches:
+                task.cancel()
+
+    async def flush(self) -> None:
+        """Wait for the annotation patches already started."""
+        if self._patches:
+            await asyncio.gather(*self._patches, return_exceptions=True)
+
+    async def _list(self) -> str:
+        listing = await self._kube.request("GET", PODS_PATH,
+                                           query={"labelSelector": self._selector})
+        for pod in sorted(listing.get("items") or [], key=_creation_order):
+            self._see(pod)
+        return str(listing.get("metadata", {}).get("resourceVersion", ""))
+
+    async def _watch(self, version: str) -> None:
+        query = {"labelSelector": self._selector, "allowWatchBookmarks": "true",
+                 "resourceVersion": version, "timeoutSeconds": "300"}
+        while True:
+            async for event in self._kube.watch(PODS_PATH, query=query):
+                kind = event.get("type")
+                obj = event.get("object") or {}
+                if kind == "ERROR":
+                    return  # usually 410 Gone: list again
+                query["resourceVersion"] = obj.get("metadata", {}).get(
+                    "resourceVersion", query["resourceVersion"])
+                if kind in ("ADDED", "MODIFIED"):
+                    self._see(obj)
+
+    def _see(self, pod: dict[str, Any]) -> None:
+        metadata = pod.get("metadata", {})
+        uid = metadata.get("uid", "")
+        if uid in self._seen:
+            return
+        self._seen.add(uid)
+        annotations = metadata.get("annotations") or {}
+        owner = annotations.get(LIFECYCLE_OWNER)
+        if not owner or POD_LIFETIME in annotations or metadata.get("deletionTimestamp"):
+            return
+        job_owned = any(ref.get("kind") == "Job" for ref in metadata.get("ownerReferences") or [])
+        assignment = self._plan.assign(owner, job_owned=job_owned)
+        self._timed(assignment)
+        if assignment.annotations:
+            task = asyncio.create_task(self._patch(metadata, assignment))
+            self._patches.add(task)
+            task.add_done_callback(self._patches.discard)
+
+    async def _patch(self, metadata: dict[str, Any], assignment: Assignment) -> None:
+        path = f"/api/v1/namespaces/{metadata.get('namespace')}/pods/{metadata.get('name')}"
+        body = {"metadata": {"annotations": assignment.annotations}}
+        for attempt in range(PATCH_ATTEMPTS):
+            try:
+                await self._kube.request("PATCH", path, body=body, content_type=MERGE_PATCH,
+                                         query={"fieldManager": LIFECYCLE_FIELD_MANAGER})
+            except ApiError as exc:
+                if exc.code == 404:
+                    return  # deleted before it got its lifetime
+                if not exc.transient or attempt == PATCH_ATTEMPTS - 1:
+                    log.warning("pod lifetime not set", pod=path, error=str(exc))
+                    return
+                await asyncio.sleep(0.1 * 2 ** attempt)
+            else:
+                return

@@ -1,0 +1,165 @@
+"""The Driver gRPC service: RPCs onto the registry, errors onto status codes.
+
+Every error a caller can cause is answered with a specific status and a message that names
+the field or the simulation; nothing is created when a start is refused. Streams end with
+the simulation's final state, so a watcher never has to poll to learn how it ended.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+
+from simkube.core.errors import ConfigError, SimkubeError
+from simkube.core.logs import get_logger
+from simkube.driver import sources
+from simkube.driver.durations import parse_duration
+from simkube.driver.errors import (
+    DriverInputError,
+    SimulationConflictError,
+    SimulationNotFoundError,
+    SimulationStateError,
+    TraceNotFoundError,
+    UnavailableError,
+)
+from simkube.driver.kubeapi import ApiError
+from simkube.driver.messages import options_from_request, progress_to_proto, tracer_spec
+from simkube.driver.registry import Registry
+from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc
+from simkube.trace import TraceFormatError, TraceSource
+
+log = get_logger(__name__)
+DEFAULT_WATCH_INTERVAL_MS = 500
+MIN_WATCH_INTERVAL_MS = 50
+SERVICE_NAME = driver_pb2.DESCRIPTOR.services_by_name["Driver"].full_name
+
+_CODES: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
+    (DriverInputError, grpc.StatusCode.INVALID_ARGUMENT),
+    (TraceFormatError, grpc.StatusCode.INVALID_ARGUMENT),
+    (ConfigError, grpc.StatusCode.INVALID_ARGUMENT),
+    (TraceNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (SimulationNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (SimulationConflictError, grpc.StatusCode.ALREADY_EXISTS),
+    (SimulationStateError, grpc.StatusCode.FAILED_PRECONDITION),
+    (UnavailableError, grpc.StatusCode.UNAVAILABLE),
+)
+
+
+def status_for(error: Exception) -> grpc.StatusCode:
+    if isinstance(error, ApiError):
+        if error.code == 401:
+            return grpc.StatusCode.UNAUTHENTICATED
+        if error.code == 403:
+            return grpc.StatusCode.PERMISSION_DENIED
+        return grpc.StatusCode.UNAVAILABLE if error.transient else (
+            grpc.StatusCode.FAILED_PRECONDITION)
+    for kind, code in _CODES:
+        if isinstance(error, kind):
+            return code
+    return grpc.StatusCode.INTERNAL
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, ApiError):
+        return f"the simulated cluster's API server refused: {error}"
+    return str(error)
+
+
+Reply = TypeVar("Reply")
+Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Reply]]
+
+
+def answers_errors(handler: Handler[Reply]) -> Handler[Reply]:
+    """Turn the driver's errors into a status code and message on the RPC."""
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any],
+                      ) -> Reply:
+        try:
+            return await handler(self, request, context)
+        except (SimkubeError, ApiError) as exc:
+            await context.abort(status_for(exc), _message(exc))
+            raise  # unreachable: abort raises
+    return wrapper
+
+
+class DriverServicer(driver_pb2_grpc.DriverServicer):
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    @answers_errors
+    async def StartSimulation(self, request: driver_pb2.StartSimulationRequest,  # noqa: N802
+                              context: grpc.aio.ServicerContext[Any, Any],
+                              ) -> driver_pb2.StartSimulationResponse:
+        options = options_from_request(request)
+        simulation = await self.registry.start(options, lambda: _open_source(request))
+        snapshot = simulation.snapshot()
+        return driver_pb2.StartSimulationResponse(name=simulation.name,
+                                                  root_uid=snapshot.root_uid,
+                                                  progress=progress_to_proto(snapshot))
+
+    async def WatchSimulation(self, request: driver_pb2.WatchSimulationRequest,  # noqa: N802
+                              context: grpc.aio.ServicerContext[Any, Any],
+                              ) -> AsyncIterator[driver_pb2.SimulationProgress]:
+        try:
+            simulation = self.registry.get(request.name)
+            interval_ms = (parse_duration(request.interval, field="interval")
+                           if request.interval else DEFAULT_WATCH_INTERVAL_MS)
+        except SimkubeError as exc:
+            await context.abort(status_for(exc), _message(exc))
+            return
+        interval = max(interval_ms, MIN_WATCH_INTERVAL_MS) / 1000
+        async for snapshot in simulation.changes(interval=interval):
+            yield progress_to_proto(snapshot)
+
+    @answers_errors
+    async def Pause(self, request: driver_pb2.PauseRequest,  # noqa: N802
+                    context: grpc.aio.ServicerContext[Any, Any],
+                    ) -> driver_pb2.SimulationProgress:
+        simulation = self.registry.get(request.name)
+        simulation.pause()
+        return progress_to_proto(simulation.snapshot())
+
+    @answers_errors
+    async def Resume(self, request: driver_pb2.ResumeRequest,  # noqa: N802
+                     context: grpc.aio.ServicerContext[Any, Any],
+                     ) -> driver_pb2.SimulationProgress:
+        simulation = self.registry.get(request.name)
+        simulation.resume()
+        return progress_to_proto(simulation.snapshot())
+
+    @answers_errors
+    async def Cancel(self, request: driver_pb2.CancelRequest,  # noqa: N802
+                     context: grpc.aio.ServicerContext[Any, Any],
+                     ) -> driver_pb2.SimulationProgress:
+        simulation = self.registry.get(request.name)
+        return progress_to_proto(await simulation.cancel(wait=not request.no_wait))
+
+    @answers_errors
+    async def ListSimulations(self, request: driver_pb2.ListSimulationsRequest,  # noqa: N802
+                              context: grpc.aio.ServicerContext[Any, Any],
+                              ) -> driver_pb2.ListSimulationsResponse:
+        return driver_pb2.ListSimulationsResponse(
+            simulations=[progress_to_proto(sim.snapshot()) for sim in self.registry.all()])
+
+
+async def _open_source(request: driver_pb2.StartSimulationRequest) -> TraceSource:
+    which = request.WhichOneof("source")
+    if which == "trace_url":
+        return await sources.from_location(request.trace_url, field="trace_url")
+    if which == "trace_data":
+        return sources.from_bytes(request.trace_data)
+    if which == "tracer":
+        return await sources.from_tracer(tracer_spec(request.tracer), field="tracer")
+    raise DriverInputError("no trace given: set one of trace_url, trace_data or tracer",
+                           field="source")
+
+
+def registrar(servicer: DriverServicer) -> Callable[[grpc.aio.Server], Sequence[str]]:
+    """For ``core.serving.Service.start``."""
+    def register(server: grpc.aio.Server) -> Sequence[str]:
+        driver_pb2_grpc.add_DriverServicer_to_server(servicer, server)
+        return [SERVICE_NAME]
+    return register

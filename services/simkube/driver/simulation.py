@@ -1,0 +1,252 @@
+"""One simulation from start to cleanup: the state machine callers see.
+
+``start`` does everything that can be refused (CRD, name, namespaces, root) before the replay
+begins, so a refused start leaves nothing behind. The replay then runs as a task; its
+progress is observable (``snapshot``, ``changes``) and mirrored onto the root's status.
+``cancel`` stops the replay first (so nothing is applied behind the cleanup's back), then
+deletes the root and waits until garbage collection has removed everything it owned.
+
+States: PENDING → RUNNING ⇄ PAUSED → SUCCEEDED | FAILED; any of them → CANCELLING →
+CANCELLED. A rejected object is a recorded failure, not a failed simulation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import time
+from collections.abc import AsyncIterator
+
+from simkube.core.errors import SimkubeError
+from simkube.core.logs import get_logger
+from simkube.driver import namespaces, roots
+from simkube.driver.applying import Applier
+from simkube.driver.clock import ReplayClock
+from simkube.driver.discovery import Discovery
+from simkube.driver.errors import SimulationStateError
+from simkube.driver.kubeapi import ApiError, KubeClient
+from simkube.driver.lifecycles import Assignment, LifetimePlan
+from simkube.driver.options import SimulationOptions
+from simkube.driver.podtimer import PodTimer
+from simkube.driver.progress import Progress, ProgressSnapshot, SimulationState
+from simkube.driver.replaying import Replayer
+from simkube.driver.rewriting import Rewriter, RootRef
+from simkube.driver.scanning import TraceScan
+from simkube.trace import TraceSource
+
+log = get_logger(__name__)
+STATUS_INTERVAL = 2.0
+WATCH_READY_TIMEOUT = 10.0
+
+
+class Simulation:
+    def __init__(self, *, options: SimulationOptions, source: TraceSource, scan: TraceScan,
+                 kube: KubeClient, gc_timeout: float = roots.GC_TIMEOUT) -> None:
+        self.options = options
+        self.name = options.name
+        self.source = source
+        self.scan = scan
+        self.clock = ReplayClock(speed=options.speed)
+        self.progress = Progress(name=options.name, speed=options.speed,
+                                 events_total=scan.events_total,
+                                 trace_length_ms=scan.length_ms)
+        self.root: RootRef | None = None
+        self._kube = kube
+        self._gc_timeout = gc_timeout
+        self._plan = LifetimePlan(list(scan.lifecycles), speed=options.speed,
+                                  jitter_ms=options.pod_timing.lifetime_jitter_ms)
+        self._task: asyncio.Task[None] | None = None
+        self._cleanup: asyncio.Task[None] | None = None
+        self._cleanup_expected = options.cleanup
+        self._cleanup_done = False
+        self._changed = asyncio.Event()
+        self._started_at: float | None = None
+        self._ended_at: float | None = None
+
+    # -- observing ---------------------------------------------------------------------
+
+    @property
+    def state(self) -> SimulationState:
+        return self.progress.state
+
+    def snapshot(self) -> ProgressSnapshot:
+        if self.clock.started and self.state in (SimulationState.RUNNING,
+                                                 SimulationState.PAUSED):
+            self.progress.trace_time_ms = int(min(self.clock.trace_offset_ms(),
+                                                  self.scan.length_ms))
+        end = self._ended_at or time.monotonic()
+        wall = 0 if self._started_at is None else int((end - self._started_at) * 1000)
+        paused = int(self.clock.paused_seconds() * 1000) if self.clock.started else 0
+        return self.progress.snapshot(wall_time_ms=wall, paused_ms=paused)
+
+    def _notify(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def changes(self, *, interval: float) -> AsyncIterator[ProgressSnapshot]:
+        """The current snapshot, then one per change at most every ``interval`` seconds,
+        ending with the final state (and again once cleaned up, if that is still to come)."""
+        while True:
+            changed = self._changed
+            snapshot = self.snapshot()
+            yield snapshot
+            if snapshot.state.finished and (self._cleanup_done or not self._cleanup_expected):
+                return
+            await asyncio.sleep(interval)
+            if self._changed is changed:
+                try:
+                    async with asyncio.timeout(max(interval, 1.0)):
+                        await changed.wait()
+                except TimeoutError:
+                    pass  # time moved on: the clock and wall time changed anyway
+
+    # -- running -----------------------------------------------------------------------
+
+    async def start(self) -> RootRef:
+        """Create the root and begin the replay; raises (having created nothing) if refused."""
+        await roots.ensure_crd(self._kube)
+        names = [f"{self.options.prefix}-{ns}" for ns in self.scan.namespaces]
+        await namespaces.check_free(self._kube, names)
+        spec = {"trace": self.source.name, "speed": self.options.speed,
+                "namespacePrefix": self.options.prefix,
+                "driver": f"{socket.gethostname()}/{os.getpid()}"}
+        if self.options.duration_ms is not None:
+            spec["durationMs"] = self.options.duration_ms
+        self.root = await roots.create_root(self._kube, name=self.name, spec=spec)
+        self.progress.root_uid = self.root.uid
+        log.info("simulation started", simulation=self.name, trace=self.source.name,
+                 events=self.scan.events_total, speed=self.options.speed)
+        self._task = asyncio.create_task(self._run(self.root))
+        return self.root
+
+    async def wait(self) -> ProgressSnapshot:
+        """The final snapshot, once the replay (and any cleanup) has finished."""
+        if self._task is not None:
+            await asyncio.wait({self._task})
+        if self._cleanup is not None:
+            await asyncio.wait({self._cleanup})
+        return self.snapshot()
+
+    async def _run(self, root: RootRef) -> None:
+        discovery = Discovery(self._kube)
+        rewriter = Rewriter(simulation=self.name, prefix=self.options.prefix, root=root,
+                            header=self.source.header, placement=self.options.placement,
+                            timing=self.options.pod_timing, lifecycle_owners=self._plan.owners)
+        applier = Applier(kube=self._kube, discovery=discovery, rewriter=rewriter,
+                          namespaces=namespaces.Namespaces(self._kube, root=root,
+                                                           simulation=self.name),
+                          concurrency=self.options.max_concurrency,
+                          retry_deadline_s=self.options.retry_deadline_s)
+        timer = PodTimer(kube=self._kube, simulation=self.name, plan=self._plan,
+                         timed=self._pod_timed)
+        helpers = [asyncio.create_task(self._report_status(root))]
+        try:
+            if self._plan.owners:
+                helpers.append(asyncio.create_task(timer.run()))
+                async with asyncio.timeout(WATCH_READY_TIMEOUT):
+                    await timer.ready.wait()
+            self._set_state(SimulationState.RUNNING)
+            self._started_at = time.monotonic()
+            self.clock.start()
+            await Replayer(source=self.source, scan=self.scan, clock=self.clock,
+                           applier=applier, progress=self.progress,
+                           changed=self._notify).run()
+            await timer.flush()
+            self.progress.trace_time_ms = self.scan.length_ms
+            self._finish(SimulationState.SUCCEEDED)
+        except asyncio.CancelledError:
+            self._ended_at = time.monotonic()
+            raise
+        except (ApiError, TimeoutError, OSError) as exc:
+            self._finish(SimulationState.FAILED, message=f"the replay stopped: {exc}")
+        except Exception as exc:
+            log.exception("simulation crashed", simulation=self.name)
+            self._finish(SimulationState.FAILED, message=f"internal error: {exc!r}")
+        finally:
+            for helper in helpers:
+                helper.cancel()
+            await asyncio.gather(*helpers, return_exceptions=True)
+        await roots.report_status(self._kube, root, self.snapshot())
+        if self.options.cleanup:
+            with contextlib.suppress(ApiError, SimkubeError):  # recorded in the message
+                await self._clean_up()
+
+    def _pod_timed(self, assignment: Assignment) -> None:
+        if assignment.lifetime_ms is not None:
+            self.progress.pods_timed += 1
+            self._notify()
+
+    def _set_state(self, state: SimulationState, *, message: str | None = None) -> None:
+        self.progress.state = state
+        if message is not None:
+            self.progress.message = message
+        log.info("simulation state", simulation=self.name, state=state.value,
+                 message=message or None)
+        self._notify()
+
+    def _finish(self, state: SimulationState, *, message: str | None = None) -> None:
+        self._ended_at = time.monotonic()
+        self._set_state(state, message=message)
+        snapshot = self.snapshot()
+        log.info("simulation finished", simulation=self.name, state=state.value,
+                 events=f"{snapshot.events_applied}/{snapshot.events_total}",
+                 failed=snapshot.objects_failed, lag_p99_ms=round(snapshot.lag_p99_ms, 2))
+
+    async def _report_status(self, root: RootRef) -> None:
+        while True:
+            await roots.report_status(self._kube, root, self.snapshot())
+            await asyncio.sleep(STATUS_INTERVAL)
+
+    # -- controlling -------------------------------------------------------------------
+
+    def pause(self) -> None:
+        if self.state is not SimulationState.RUNNING:
+            raise SimulationStateError(f"simulation {self.name} is {self.state.value}; only a "
+                                       "Running simulation can be paused")
+        self.clock.pause()
+        self._set_state(SimulationState.PAUSED)
+
+    def resume(self) -> None:
+        if self.state is not SimulationState.PAUSED:
+            raise SimulationStateError(f"simulation {self.name} is {self.state.value}; only a "
+                                       "Paused simulation can be resumed")
+        self.clock.resume()
+        self._set_state(SimulationState.RUNNING)
+
+    async def cancel(self, *, wait: bool = True) -> ProgressSnapshot:
+        """Stop the replay, delete the root and (with ``wait``) wait for garbage collection."""
+        if self._cleanup is None:
+            self._cleanup_expected = True
+            self._cleanup = asyncio.create_task(self._cancel())
+        if wait:
+            await asyncio.shield(self._cleanup)
+        return self.snapshot()
+
+    async def _cancel(self) -> None:
+        if self._task is not None and not self._task.done():
+            self.clock.resume()
+            self._set_state(SimulationState.CANCELLING)
+            self._task.cancel()
+            await asyncio.wait({self._task})
+            self._ended_at = self._ended_at or time.monotonic()
+            await self._clean_up(final=SimulationState.CANCELLED)
+        else:
+            await self._clean_up()
+
+    async def _clean_up(self, *, final: SimulationState | None = None) -> None:
+        if self.root is None or self.progress.cleaned_up:
+            self._cleanup_done = True
+            self._notify()
+            return
+        try:
+            await roots.delete_root(self._kube, self.root.name, timeout=self._gc_timeout)
+        except (ApiError, SimkubeError) as exc:
+            self._cleanup_done = True
+            self._set_state(final or self.state, message=f"cleanup failed: {exc}")
+            raise
+        self.progress.cleaned_up = True
+        self._cleanup_done = True
+        log.info("simulation cleaned up", simulation=self.name)
+        self._set_state(final or self.state)
