@@ -95,4 +95,9 @@ def describe_decode_error(exc: BaseException) -> str:
     for problem, words in _DECODE_PROBLEMS:
         if isinstance(exc, problem):
             return words
-    return (str(exc) or type(exc).__name__)[:200]
+    text = (str(exc) or type(exc).__name__)[:200]
+    if "max_ext_len" in text:
+        return "a msgpack extension type, which no trace format uses"
+    if "exceeds max_" in text:  # e.g. "4294967295 exceeds max_array_len(5)"
+        return f"a declared length larger than the data can hold ({text})"
+    return text

@@ -40,7 +40,7 @@ class RecordKind(IntEnum):
     EVENTS = 3  # [3, [[ts_ms, [applied envelope...], [deleted envelope...]]...]]
     EVENT_MORE = 4  # [4, [applied...], [deleted...]]: more objects of the last event before
     LIFECYCLE = 5  # [5, owner kind, "ns/name", [[start_ms, end_ms|nil, spec hash|nil]...]]
-    END = 6  # [6, events, state objects, lifecycle records]: proves the stream is whole
+    END = 6  # [6, events, state objects, lifecycle records, CRC-32 of the records before]
 
 
 def envelope_of(obj: KubeObject, *, where: str) -> Envelope:

@@ -7,6 +7,7 @@ of filling the disk or the RAM.
 
 from __future__ import annotations
 
+import zlib
 from typing import IO, cast
 
 import zstandard
@@ -45,6 +46,8 @@ class RecordFrames:
         self._base = 0  # decompressed offset of self._buffer[0]
         self.count = 0
         self.offset = 0
+        self.checksum = 0  # CRC-32 of every record before the latest one (the end record's)
+        self._running = 0
 
     def next(self) -> bytearray | None:
         """The next record's bytes, or ``None`` at a clean end of stream."""
@@ -61,6 +64,9 @@ class RecordFrames:
             raise self._error(f"the stream ends inside a record of {size} bytes (truncated?)")
         end = self._pos + RECORD_LENGTH.size + size  # after _ensure, which may move _pos
         frame = self._buffer[self._pos + RECORD_LENGTH.size:end]
+        self.checksum = self._running
+        self._running = zlib.crc32(frame, zlib.crc32(self._buffer[self._pos:self._pos + 4],
+                                                     self._running))
         self._pos = end
         return frame
 

@@ -93,7 +93,7 @@ class NativeReader:
                 counts["lifecycle records"] += 1
                 yield _lifecycle(record, where=where)
             elif kind == RecordKind.END:
-                _check_end(record, counts, where=where)
+                _check_end(record, counts, self._frames.checksum, where=where)
                 self._frames.expect_end()
                 return
             elif kind not in (RecordKind.EVENTS, RecordKind.EVENT_MORE):
@@ -192,11 +192,15 @@ def _lifecycle(record: list[Any], *, where: str) -> PodLifecycle:
     return PodLifecycle(owner_kind=record[1], owner=record[2], runs=tuple(runs))
 
 
-def _check_end(record: list[Any], counts: dict[str, int], *, where: str) -> None:
+def _check_end(record: list[Any], counts: dict[str, int], checksum: int, *,
+               where: str) -> None:
     declared = record[1:]
-    if len(declared) != 3 or not all(type(value) is int for value in declared):
-        raise TraceFormatError("the end record holds three counts", where=where)
-    for (what, seen), expected in zip(counts.items(), declared, strict=True):
+    if len(declared) != 4 or not all(type(value) is int for value in declared):
+        raise TraceFormatError("the end record holds three counts and a checksum", where=where)
+    for (what, seen), expected in zip(counts.items(), declared[:3], strict=True):
         if seen != expected:
             raise TraceFormatError(f"the end record counts {expected} {what} but the trace "
                                    f"holds {seen}", where=where)
+    if declared[3] != checksum:
+        raise TraceFormatError("checksum mismatch: the trace was altered or damaged after "
+                               "it was written", where=where)

@@ -8,6 +8,7 @@ early (a crash, a cancelled export) is recognisably incomplete, never silently s
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
 from types import TracebackType
 from typing import IO, Any
@@ -44,13 +45,16 @@ class NativeWriter:
 
     def __init__(self, stream: IO[bytes], *, header: TraceHeader, level: int = 3) -> None:
         stream.write(PREAMBLE.pack(MAGIC, NATIVE_VERSION, 0))
-        compressor = zstandard.ZstdCompressor(level=level, write_checksum=True)
+        # No zstd checksum: the end record carries a CRC of every record instead, which
+        # (unlike zstd's trailing checksum) cannot be cut off without losing the end record.
+        compressor = zstandard.ZstdCompressor(level=level)
         self._out = compressor.stream_writer(stream, closefd=False)
         self._packer = msgpack.Packer(use_bin_type=True)
         self._events = 0
         self._state_objects = 0
         self._lifecycles = 0
         self._last_ts = 0
+        self._crc = 0
         self._batch: list[list[Any]] = []
         self._batch_bytes = 0
         self._closed = False
@@ -131,7 +135,8 @@ class NativeWriter:
         if self._closed:
             return
         self._flush_batch()
-        self._record([RecordKind.END, self._events, self._state_objects, self._lifecycles])
+        self._record([RecordKind.END, self._events, self._state_objects, self._lifecycles,
+                      self._crc])
         self._out.flush(zstandard.FLUSH_FRAME)
         self._closed = True
 
@@ -151,7 +156,9 @@ class NativeWriter:
         if len(data) > limit:
             raise TraceFormatError(f"a record of {len(data)} bytes exceeds the format's limit "
                                    f"of {limit} bytes (is one object that large?)")
-        self._out.write(RECORD_LENGTH.pack(len(data)) + data)
+        framed = RECORD_LENGTH.pack(len(data)) + data
+        self._crc = zlib.crc32(framed, self._crc)
+        self._out.write(framed)
 
 
 def _encode(objects: list[KubeObject], *, where: str) -> list[Envelope]:

@@ -1,0 +1,1 @@
+"""Unit tests of simkube.trace: formats, readers, tools and skctl trace."""

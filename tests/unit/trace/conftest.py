@@ -1,0 +1,90 @@
+"""Builders and sample paths shared by the trace tests."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simkube.trace import (
+    KubeObject,
+    NativeWriter,
+    PodLifecycle,
+    PodRun,
+    Trace,
+    TraceEvent,
+    TraceHeader,
+    TrackedKind,
+)
+
+SAMPLES = Path(__file__).resolve().parents[2] / "data" / "simkube"
+SAMPLE_NAMES = ("cronjob.sktrace", "bare-pods.sktrace", "dsb-scaling.sktrace",
+                "validation_trace.json")
+HEADER = TraceHeader(created_ms=1_700_000_000_000, source_cluster="test", tracked_kinds=(
+    TrackedKind(kind_key="apps/v1.Deployment", pod_template_paths=("/spec/template",)),
+    TrackedKind(kind_key="v1.Pod", pod_template_paths=("",), track_lifecycle=True,
+                skip_owned=True)))
+
+
+def deployment(name: str = "web", namespace: str = "shop", *, replicas: int = 2,
+               labels: dict[str, str] | None = None, **pod_spec: Any) -> KubeObject:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "registry.example/c:1",
+                                            "resources": {"requests": {"cpu": "250m",
+                                                                       "memory": "512Mi"},
+                                                          "limits": {"cpu": "1",
+                                                                     "memory": "1Gi"}}}]}
+    spec.update(pod_spec)
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": namespace,
+                         "labels": labels if labels is not None else {"app": name}},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}}
+
+
+def pod(name: str = "p", namespace: str = "shop", **spec: Any) -> KubeObject:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}], **spec}}
+
+
+def sample_trace() -> Trace:
+    """A small native-style trace exercising every part of the model."""
+    return Trace(
+        header=HEADER,
+        initial_state=[deployment("base", replicas=1)],
+        events=[
+            TraceEvent(ts_ms=1_700_000_000_000, applied=[deployment("web"), pod("p1")]),
+            TraceEvent(ts_ms=1_700_000_001_500, applied=[deployment("web", replicas=5)]),
+            TraceEvent(ts_ms=1_700_000_060_000, deleted=[pod("p1")]),
+        ],
+        lifecycles=[PodLifecycle(owner_kind="v1.Pod", owner="shop/p1", runs=(
+            PodRun(start_ms=1_700_000_000_500, end_ms=1_700_000_030_000),
+            PodRun(start_ms=1_700_000_040_000)))])
+
+
+def native_bytes(trace: Trace) -> bytes:
+    buffer = io.BytesIO()
+    with NativeWriter(buffer, header=trace.header) as writer:
+        writer.write_state(trace.initial_state)
+        for event in trace.events:
+            writer.write_event(event)
+        for lifecycle in trace.lifecycles:
+            writer.write_lifecycle(lifecycle)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def samples() -> Path:
+    return SAMPLES
+
+
+@pytest.fixture
+def write_native(tmp_path: Path) -> Callable[[Trace, str], Path]:
+    def write(trace: Trace, name: str = "t.trace") -> Path:
+        path = tmp_path / name
+        path.write_bytes(native_bytes(trace))
+        return path
+    return write
