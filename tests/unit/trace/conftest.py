@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
+import zstandard
 
 from simkube.trace import (
     KubeObject,
@@ -19,6 +22,7 @@ from simkube.trace import (
     TraceHeader,
     TrackedKind,
 )
+from simkube.trace.native_format import MAGIC, PREAMBLE, RECORD_LENGTH
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "simkube"
 SAMPLE_NAMES = ("cronjob.sktrace", "bare-pods.sktrace", "dsb-scaling.sktrace",
@@ -74,6 +78,17 @@ def native_bytes(trace: Trace) -> bytes:
         for lifecycle in trace.lifecycles:
             writer.write_lifecycle(lifecycle)
     return buffer.getvalue()
+
+
+def crafted(records: list[Any], *, version: int = 1) -> bytes:
+    """A stream of exactly these records; an end record ``[6, a, b, c]`` gets its CRC."""
+    body = b""
+    for record in records:
+        if record[0] == 6 and len(record) == 4:
+            record = [*record, zlib.crc32(body)]  # noqa: PLW2901
+        data = msgpack.packb(record, use_bin_type=True)
+        body += RECORD_LENGTH.pack(len(data)) + data
+    return PREAMBLE.pack(MAGIC, version, 0) + zstandard.ZstdCompressor().compress(body)
 
 
 @pytest.fixture

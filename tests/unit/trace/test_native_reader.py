@@ -1,10 +1,8 @@
 from __future__ import annotations
 
 import io
-import zlib
 from typing import Any
 
-import msgpack
 import pytest
 import zstandard
 
@@ -18,21 +16,10 @@ from simkube.trace import (
 )
 from simkube.trace.native_format import MAGIC, PREAMBLE, RECORD_LENGTH, encode_header, envelope_of
 from simkube.trace.native_reader import read_preamble
-from tests.unit.trace.conftest import HEADER, native_bytes, pod, sample_trace
+from tests.unit.trace.conftest import HEADER, crafted, native_bytes, pod, sample_trace
 
 pytestmark = pytest.mark.unit
 POD = envelope_of(pod("a"), where="test")
-
-
-def crafted(records: list[Any], *, version: int = 1) -> bytes:
-    """A stream of exactly these records; an end record ``[6, a, b, c]`` gets its CRC."""
-    body = b""
-    for record in records:
-        if record[0] == 6 and len(record) == 4:
-            record = [*record, zlib.crc32(body)]  # noqa: PLW2901
-        data = msgpack.packb(record, use_bin_type=True)
-        body += RECORD_LENGTH.pack(len(data)) + data
-    return PREAMBLE.pack(MAGIC, version, 0) + zstandard.ZstdCompressor().compress(body)
 
 
 def read_all(data: bytes, limits: ReadLimits | None = None) -> list[Any]:
