@@ -43,6 +43,7 @@ from simkube.tracer.selectors import LabelSelector, parse_selector
 from simkube.tracer.store import SegmentView
 
 TICK_RECORDS = 2_000  # hand control back to the event loop this often
+API_RESOLUTION_MS = 1_000  # pod start and finish times are whole seconds
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -199,8 +200,10 @@ class Export:
     def _lifecycles(self, plan: _Plan, exported: set[ObjectRef]) -> list[PodLifecycle]:
         by_owner: dict[tuple[str, str], list[RunFact]] = {}
         for fact in plan.runs.values():
-            if fact.start_ms >= self._end or (fact.end_ms is not None
-                                              and fact.end_ms < plan.start):
+            # A run that ended "before" the window by less than the API's time resolution
+            # may have ended inside it.
+            if fact.start_ms >= self._end or (fact.end_ms is not None and fact.end_ms
+                                              < plan.start - API_RESOLUTION_MS):
                 continue
             if owner_ref(fact.owner_kind, fact.owner) in exported:
                 by_owner.setdefault((fact.owner_kind, fact.owner), []).append(fact)

@@ -34,6 +34,9 @@ CONTROLLER_ANNOTATIONS = frozenset({
     "volume.beta.kubernetes.io/storage-provisioner",
 })
 SECRET_VALUE_FIELDS = ("data", "stringData")
+# Copied from the node onto a Pod when it is bound (PodTopologyLabels admission): placement,
+# like spec.nodeName, which the simulated scheduler decides anew.
+POD_BINDING_LABELS = frozenset({"topology.kubernetes.io/zone", "topology.kubernetes.io/region"})
 
 
 def is_secret(obj: KubeObject) -> bool:
@@ -69,8 +72,19 @@ def sanitise(obj: KubeObject, *, secrets: SecretPolicy) -> KubeObject | None:
             elif key in clean:
                 clean[key] = {}
     if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1":
-        spec = obj.get("spec")
-        if isinstance(spec, dict) and "nodeName" in spec:
-            # The scheduler's binding, not the user's intent; the simulated scheduler decides.
-            clean["spec"] = {key: value for key, value in spec.items() if key != "nodeName"}
+        _drop_binding(clean, metadata)
     return clean
+
+
+def _drop_binding(clean: dict[str, Any], metadata: dict[str, Any]) -> None:
+    """Remove what binding a Pod to a node writes: the scheduler's choice, not the user's."""
+    spec = clean.get("spec")
+    if isinstance(spec, dict) and "nodeName" in spec:
+        clean["spec"] = {key: value for key, value in spec.items() if key != "nodeName"}
+    labels = metadata.get("labels")
+    if isinstance(labels, dict) and POD_BINDING_LABELS & set(labels):
+        kept = {key: value for key, value in labels.items() if key not in POD_BINDING_LABELS}
+        if kept:
+            metadata["labels"] = kept
+        else:
+            del metadata["labels"]

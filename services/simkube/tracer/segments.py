@@ -7,7 +7,10 @@ ones need, and reading one segment is enough to know the state anywhere inside i
 
 - ``NNNNNNNN.trace``: native format; ``header.created_ms`` is the segment's start time. It is
   flushed block by block, so a crash loses at most the last unflushed second, and a reader
-  recognises the missing end record instead of misreading the tail.
+  recognises the missing end record instead of misreading the tail. A native reader hands
+  out an event only once the next record starts (an event may continue in more records), so
+  every flush after new events ends with an empty lifecycle record, a marker that makes the
+  last event readable before the segment is sealed.
 - ``NNNNNNNN.meta``: length-framed msgpack facts the trace format has no place for: each
   owned object's owner chain, and pod runs (with the pod's uid, so a run seen twice after a
   restart is still one run). The segment's first records restate what is live.
@@ -32,6 +35,7 @@ from simkube.core.logs import get_logger
 from simkube.trace import (
     NativeReader,
     ObjectRef,
+    PodLifecycle,
     StateRecord,
     TraceEvent,
     TraceFormatError,
@@ -55,6 +59,9 @@ class MetaKind(IntEnum):
     OWNERS = 1  # [1, apiVersion, kind, namespace, name, [[apiVersion, kind, ns, name]...]]
     RUN = 2  # [2, pod uid, owner kind, owner ns/name, pod ns/name, start_ms, end_ms | nil]
 
+
+FLUSH_MARKER = PodLifecycle(owner_kind="", owner="")
+"""Ends a flush so the last event is readable (see above); readers of segments skip it."""
 
 Ancestors = tuple[ObjectRef, ...]
 """An object's owner chain, nearest owner first."""
@@ -129,6 +136,7 @@ class SegmentWriter:
         self._trace = segment_path(directory, number, TRACE_SUFFIX).open("xb")
         self._meta = segment_path(directory, number, META_SUFFIX).open("xb")
         self._writer = NativeWriter(self._trace, header=header, level=1)
+        self._unmarked = False
         if state:
             # write_state takes decoded objects; this runs once per segment.
             self._writer.write_state(batch(state).decode())
@@ -142,6 +150,7 @@ class SegmentWriter:
                     deleted: list[Envelope]) -> None:
         self._writer.write_event(TraceEvent(ts_ms=ts_ms, applied=batch(applied),
                                             deleted=batch(deleted)))
+        self._unmarked = True
         info = self.info
         info.events += 1
         info.first_ts = ts_ms if info.first_ts is None else info.first_ts
@@ -161,6 +170,9 @@ class SegmentWriter:
 
     def flush(self) -> None:
         """Make everything written so far readable by another reader of the files."""
+        if self._unmarked:
+            self._writer.write_lifecycle(FLUSH_MARKER)
+            self._unmarked = False
         self._writer.flush()
         self._trace.flush()
         self._meta.flush()
