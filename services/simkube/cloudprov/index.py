@@ -1,0 +1,194 @@
+"""What sk-cloudprov knows about its groups, in memory, kept current by watches.
+
+Cluster Autoscaler calls NodeGroupForNode for every node in every loop and expects answers at
+once, so no RPC lists anything: three watches (the groups' Deployments, their placeholder
+pods, their Nodes) feed this index, and RPCs read it. All mutation happens on the event loop
+in plain, non-awaiting methods, so a reader never sees half an update. Writers that changed
+the cluster wait with ``wait_until`` until the index shows their change, which is how
+IncreaseSize can promise that TargetSize reflects it when it returns.
+
+An *instance* is a placeholder pod or a Node of a group (they share a name); its phase is
+derived from both, as Cluster Autoscaler's instance states want it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, GROUP_LABEL, LOWEST_DELETION_COST
+
+ENDED_PHASES = frozenset({"Failed", "Succeeded"})
+
+
+class Phase(Enum):
+    CREATING = "creating"
+    RUNNING = "running"
+    DELETING = "deleting"
+
+
+class Kind(Enum):
+    DEPLOYMENT = "Deployment"
+    POD = "Pod"
+    NODE = "Node"
+
+
+@dataclass(slots=True, frozen=True)
+class PodEntry:
+    name: str
+    terminating: bool
+    marked: bool  # carries the lowest pod-deletion-cost: chosen for removal
+
+    @property
+    def live(self) -> bool:
+        return not self.terminating and not self.marked
+
+
+@dataclass(slots=True, frozen=True)
+class NodeEntry:
+    name: str
+    ready: bool
+    terminating: bool
+    pod_cidr: str
+
+
+@dataclass(slots=True)
+class GroupState:
+    replicas: int | None = None  # None until the group's Deployment is seen
+    version: str = ""  # the Deployment's resourceVersion, for conditional updates
+    pods: dict[str, PodEntry] = field(default_factory=dict)
+    nodes: dict[str, NodeEntry] = field(default_factory=dict)
+
+    def phase(self, name: str) -> Phase:
+        pod = self.pods.get(name)
+        node = self.nodes.get(name)
+        if pod is None or not pod.live or (node is not None and node.terminating):
+            return Phase.DELETING
+        return Phase.RUNNING if node is not None and node.ready else Phase.CREATING
+
+    def instances(self) -> Iterable[tuple[str, Phase]]:
+        for name in self.pods:
+            yield name, self.phase(name)
+        for name in self.nodes:
+            if name not in self.pods:
+                yield name, Phase.DELETING
+
+    def registered(self) -> int:
+        """Nodes that exist and stay: what DecreaseTargetSize may never remove."""
+        return sum(1 for name in self.nodes if self.phase(name) is not Phase.DELETING)
+
+
+Listener = Callable[[str, str], None]
+"""Told ``(group, instance name)`` after each change; the name is "" for the Deployment."""
+
+
+class ClusterIndex:
+    def __init__(self, *, groups: Iterable[str]) -> None:
+        self.groups: dict[str, GroupState] = {g: GroupState() for g in groups}
+        self.cidrs: dict[str, str] = {}  # pod CIDR -> Node name
+        self.listeners: list[Listener] = []
+        self._owner: dict[str, str] = {}  # instance name -> group
+        self._changed = asyncio.Event()
+
+    def group_of(self, name: str) -> str | None:
+        return self._owner.get(name)
+
+    async def wait_until(self, predicate: Callable[[], bool], *, timeout: float) -> bool:
+        """Wait until ``predicate()`` holds after some change; False after ``timeout``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                return predicate()
+        return True
+
+    # Feeding, from the watches.
+
+    def listed(self, kind: Kind, items: list[dict[str, Any]]) -> None:
+        seen: set[tuple[str, str]] = set()
+        for obj in items:
+            key = self._apply(kind, obj, deleted=False)
+            if key:
+                seen.add(key)
+        for group, state in self.groups.items():
+            for name in _names(kind, state):
+                if (group, name) not in seen:
+                    self._remove(kind, group, name)
+
+    def observed(self, kind: Kind, event: str, obj: dict[str, Any]) -> None:
+        self._apply(kind, obj, deleted=event == "DELETED")
+
+    def _apply(self, kind: Kind, obj: dict[str, Any], *, deleted: bool) -> tuple[str, str] | None:
+        metadata = obj.get("metadata") or {}
+        group = (metadata.get("labels") or {}).get(GROUP_LABEL)
+        name = str(metadata.get("name") or "")
+        if group not in self.groups or not name:
+            return None
+        key = (group, "" if kind is Kind.DEPLOYMENT else name)
+        if kind is Kind.DEPLOYMENT and name != group:
+            return None
+        if deleted:
+            self._remove(kind, *key)
+            return key
+        state = self.groups[group]
+        gone = bool(metadata.get("deletionTimestamp"))
+        if kind is Kind.DEPLOYMENT:
+            replicas = (obj.get("spec") or {}).get("replicas")
+            state.replicas = 1 if replicas is None else int(replicas)
+            state.version = str(metadata.get("resourceVersion") or "")
+        elif kind is Kind.POD:
+            cost = (metadata.get("annotations") or {}).get(DELETION_COST_ANNOTATION)
+            phase = (obj.get("status") or {}).get("phase")
+            state.pods[name] = PodEntry(name=name, terminating=gone or phase in ENDED_PHASES,
+                                        marked=cost == LOWEST_DELETION_COST)
+            self._owner[name] = group
+        else:
+            conditions = (obj.get("status") or {}).get("conditions") or []
+            ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                        for c in conditions)
+            cidr = str((obj.get("spec") or {}).get("podCIDR") or "")
+            previous = state.nodes.get(name)
+            if previous and previous.pod_cidr and previous.pod_cidr != cidr:
+                self.cidrs.pop(previous.pod_cidr, None)
+            state.nodes[name] = NodeEntry(name=name, ready=ready, terminating=gone,
+                                          pod_cidr=cidr)
+            if cidr:
+                self.cidrs[cidr] = name
+            self._owner[name] = group
+        self._notify(*key)
+        return key
+
+    def _remove(self, kind: Kind, group: str, name: str) -> None:
+        state = self.groups[group]
+        if kind is Kind.DEPLOYMENT:
+            state.replicas = None
+            state.version = ""
+        else:
+            removed = (state.pods if kind is Kind.POD else state.nodes).pop(name, None)
+            if removed is None:
+                return
+            if isinstance(removed, NodeEntry) and removed.pod_cidr:
+                self.cidrs.pop(removed.pod_cidr, None)
+            if name not in state.pods and name not in state.nodes:
+                self._owner.pop(name, None)
+        self._notify(group, name)
+
+    def _notify(self, group: str, name: str) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+        for listener in self.listeners:
+            listener(group, name)
+
+
+def _names(kind: Kind, state: GroupState) -> list[str]:
+    if kind is Kind.DEPLOYMENT:
+        return [""] if state.replicas is not None else []
+    return list(state.pods if kind is Kind.POD else state.nodes)

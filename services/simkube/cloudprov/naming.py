@@ -1,0 +1,58 @@
+"""The names, labels and annotations that tie a group's Deployment, pods and Nodes together.
+
+Everything sk-cloudprov knows is read back from the cluster through these marks, which is what
+lets it restart without losing state: a Node's name is its placeholder pod's name, its
+``spec.providerID`` is ``simkube://<name>`` (Cluster Autoscaler matches instances to Nodes by
+that exact string), and labels say which group and which sk-cloudprov namespace own it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+GROUP_LABEL = "simkube.dev/node-group"
+# Several sk-cloudprov instances may share a cluster (tests do); each watches only its Nodes.
+OWNER_LABEL = "simkube.dev/node-group-namespace"
+PLACEHOLDER_ANNOTATION = "simkube.dev/placeholder-pod"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+MANAGER = "sk-cloudprov"
+INFRA_LABEL = "simkube.dev/placeholder-infra"
+INFRA_TAINT_KEY = "simkube.dev/placeholders"
+
+KWOK_ANNOTATION = "kwok.x-k8s.io/node"
+KWOK_VALUE = "fake"
+
+PROVIDER_PREFIX = "simkube://"
+
+DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
+# The annotation is an int32; the ReplicaSet controller removes the lowest-cost pods first.
+LOWEST_DELETION_COST = str(-(2**31))
+
+
+class WellKnownLabel(StrEnum):
+    HOSTNAME = "kubernetes.io/hostname"
+    OS = "kubernetes.io/os"
+    ARCH = "kubernetes.io/arch"
+    INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+    ZONE = "topology.kubernetes.io/zone"
+    BETA_OS = "beta.kubernetes.io/os"
+    BETA_ARCH = "beta.kubernetes.io/arch"
+    BETA_INSTANCE_TYPE = "beta.kubernetes.io/instance-type"
+    BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+
+
+class TaintEffect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+def provider_id(name: str) -> str:
+    return f"{PROVIDER_PREFIX}{name}"
+
+
+def instance_name(provider: str) -> str | None:
+    """The Node (and pod) name inside one of our provider ids, else None."""
+    if provider.startswith(PROVIDER_PREFIX) and len(provider) > len(PROVIDER_PREFIX):
+        return provider[len(PROVIDER_PREFIX):]
+    return None

@@ -1,0 +1,170 @@
+"""Keeps exactly one KWOK Node per placeholder pod, and every group's Deployment in place.
+
+The ReplicaSet controller turns a group's replicas into placeholder pods; this reconciler
+turns pods into Nodes. It works from the index: each change marks an instance (or a group's
+Deployment) dirty, and a pass looks at the dirty ones only, so a 5,000-node group costs
+nothing while it is still. A full pass every ``resync`` seconds retries whatever failed.
+
+A pod that is live and has no Node gets one (named like the pod, with the next free pod
+CIDR); a Node whose pod is gone or terminating is deleted. A pod carrying the lowest
+pod-deletion-cost is on its way out (DeleteNodes or DecreaseTargetSize chose it), so it gets
+no Node, but its Node is left for the scaler to delete: if that scale-down fails and the
+mark is withdrawn, the Node must still be there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+from simkube.cloudprov.config import CloudConfig
+from simkube.cloudprov.index import ClusterIndex
+from simkube.cloudprov.kubeapi import KubeApi, KubeError
+from simkube.cloudprov.manifests import fake_node, placeholder_deployment
+from simkube.cloudprov.naming import OWNER_LABEL
+from simkube.core.logs import get_logger
+
+log = get_logger(__name__)
+
+CIDR_SLOTS = 32768  # /24s in 10.128.0.0/9
+
+
+def cidr_for_slot(slot: int) -> str:
+    return f"10.{128 + slot // 256}.{slot % 256}.0/24"
+
+
+class Reconciler:
+    def __init__(self, *, api: KubeApi, index: ClusterIndex, config: CloudConfig,
+                 resync: float = 30.0, retry: float = 2.0) -> None:
+        self._api = api
+        self._index = index
+        self._config = config
+        self._resync = resync
+        self._retry = retry
+        self._dirty: set[tuple[str, str]] = set()
+        self._wake = asyncio.Event()
+        self._busy: set[tuple[str, str]] = set()  # requests in flight, by (group, name)
+        self._reserved: dict[str, str] = {}  # Node name -> pod CIDR, until the index has it
+        self._reserved_cidrs: set[str] = set()
+        self._cursor = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+        index.listeners.append(self.mark)
+
+    def mark(self, group: str, name: str) -> None:
+        self._dirty.add((group, name))
+        self._wake.set()
+
+    def mark_all(self) -> None:
+        for group, state in self._index.groups.items():
+            self._dirty.add((group, ""))
+            self._dirty.update((group, name) for name in (*state.pods, *state.nodes))
+        self._wake.set()
+
+    async def run(self) -> None:
+        try:
+            self.mark_all()
+            while True:
+                try:
+                    await asyncio.wait_for(self._wake.wait(), self._resync)
+                except TimeoutError:
+                    self.mark_all()
+                self._wake.clear()
+                dirty, self._dirty = self._dirty, set()
+                for group, name in dirty:
+                    self._check(group, name)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _check(self, group: str, name: str) -> None:
+        state = self._index.groups[group]
+        if (group, name) in self._busy:
+            return
+        if not name:
+            if state.replicas is None:
+                self._spawn(group, name, self._create_deployment(group))
+            return
+        pod = state.pods.get(name)
+        node = state.nodes.get(name)
+        if node is not None:
+            self._release(name)
+        if pod is not None and pod.live and node is None:
+            self._spawn(group, name, self._create_node(group, name))
+        elif node is not None and not node.terminating and (pod is None or pod.terminating):
+            self._spawn(group, name, self._delete_node(name))
+
+    def _spawn(self, group: str, name: str, work: Coroutine[Any, Any, None]) -> None:
+        key = (group, name)
+        self._busy.add(key)
+
+        async def guarded() -> None:
+            try:
+                await work
+            except KubeError as exc:
+                log.warning("reconcile failed; retrying", group=group, instance=name,
+                            error=str(exc))
+                self._release(name)
+                await asyncio.sleep(self._retry)
+                self.mark(group, name)
+            finally:
+                self._busy.discard(key)
+        task = asyncio.create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _next_cidr(self, name: str) -> str | None:
+        taken = self._index.cidrs
+        for step in range(CIDR_SLOTS):
+            cidr = cidr_for_slot((self._cursor + step) % CIDR_SLOTS)
+            if cidr not in taken and cidr not in self._reserved_cidrs:
+                self._cursor = (self._cursor + step + 1) % CIDR_SLOTS
+                self._reserved[name] = cidr
+                self._reserved_cidrs.add(cidr)
+                return cidr
+        return None  # more Nodes than /24s: they work without a pod CIDR
+
+    def _release(self, name: str) -> None:
+        cidr = self._reserved.pop(name, None)
+        if cidr:
+            self._reserved_cidrs.discard(cidr)
+
+    async def _create_node(self, group: str, name: str) -> None:
+        cidr = self._reserved.get(name) or self._next_cidr(name)
+        body = fake_node(self._config.groups[group], namespace=self._config.namespace,
+                         name=name, pod_cidr=cidr)
+        try:
+            await self._api.request("POST", "/api/v1/nodes", body=body)
+        except KubeError as exc:
+            if exc.code != 409:
+                raise
+            existing = await self._api.request("GET", f"/api/v1/nodes/{name}")
+            labels = (existing.get("metadata") or {}).get("labels") or {}
+            if labels.get(OWNER_LABEL) != self._config.namespace:
+                log.warning("a Node named like the placeholder pod exists and is not ours; "
+                            "the instance stays creating", group=group, node=name)
+            return
+        log.debug("node created", group=group, node=name, pod_cidr=cidr)
+
+    async def _delete_node(self, name: str) -> None:
+        try:
+            await self._api.request("DELETE", f"/api/v1/nodes/{name}")
+        except KubeError as exc:
+            if exc.code != 404:
+                raise
+        log.debug("node deleted", node=name)
+
+    async def _create_deployment(self, group: str) -> None:
+        spec = self._config.groups[group]
+        body = placeholder_deployment(spec, namespace=self._config.namespace,
+                                      infra=self._config.infra_node, replicas=spec.min_size)
+        try:
+            await self._api.request(
+                "POST", f"/apis/apps/v1/namespaces/{self._config.namespace}/deployments",
+                body=body)
+        except KubeError as exc:
+            if exc.code != 409:
+                raise
+            return
+        log.info("group deployment created", group=group, replicas=spec.min_size)

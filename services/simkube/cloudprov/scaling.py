@@ -1,0 +1,257 @@
+"""Changing a group's size with Cluster Autoscaler's semantics, one change per group at a time.
+
+* IncreaseSize raises the Deployment's replicas and returns when the index shows the new
+  target, so CA's next TargetSize sees it.
+* DeleteNodes removes exactly the chosen instances: their placeholder pods get the lowest
+  ``controller.kubernetes.io/pod-deletion-cost``, replicas drop by their number in one
+  conditional update, and the ReplicaSet controller removes the cheapest pods, i.e. those.
+  Their Nodes are deleted at once. Instances that never registered (no Node yet) are pods
+  like any other. If the ReplicaSet keeps a chosen pod (it does when it still had pods to
+  create), a follow-up deletes that pod itself; the target is already right.
+* DecreaseTargetSize only cancels instances without a registered Node: replicas not yet
+  backed by a pod go first, then pods whose Node does not exist yet (marked the same way).
+
+Nothing is left half done: checks run before any change, a failed step withdraws the marks it
+set, and the replicas update carries the Deployment's resourceVersion so a concurrent edit
+aborts it instead of being overwritten.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection, Iterable
+
+from simkube.cloudprov.config import CloudConfig
+from simkube.cloudprov.errors import (
+    AbortedError,
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+    OutOfRangeError,
+    UnavailableError,
+)
+from simkube.cloudprov.index import ClusterIndex, GroupState
+from simkube.cloudprov.kubeapi import ContentType, KubeApi, KubeError
+from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
+from simkube.core.logs import get_logger
+
+log = get_logger(__name__)
+
+
+class Scaler:
+    def __init__(self, *, api: KubeApi, index: ClusterIndex, config: CloudConfig,
+                 settle: float = 60.0) -> None:
+        self._api = api
+        self._index = index
+        self._config = config
+        self._settle = settle
+        self._locks = {group: asyncio.Lock() for group in config.groups}
+        self._removing: dict[str, set[str]] = {group: set() for group in config.groups}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def state(self, group: str) -> GroupState:
+        state = self._index.groups[group]
+        if state.replicas is None:
+            raise UnavailableError(
+                f"node group {group!r} has no Deployment {self._config.namespace}/{group} yet; "
+                f"sk-cloudprov is creating it")
+        return state
+
+    async def increase(self, group: str, delta: int, *, deadline: float) -> None:
+        if delta <= 0:
+            raise InvalidArgumentError(
+                f"delta must be positive to increase node group {group!r}, got {delta}")
+        async with self._locks[group]:
+            current = self.replicas(group)
+            target = current + delta
+            limit = self._config.groups[group].max_size
+            if target > limit:
+                raise OutOfRangeError(
+                    f"increasing node group {group!r} by {delta} to {target} would exceed its "
+                    f"maxSize {limit} (target size is {current})")
+            await self._set_replicas(group, target, deadline=deadline)
+        log.info("node group increased", group=group, delta=delta, target=target)
+
+    def replicas(self, group: str) -> int:
+        replicas = self.state(group).replicas
+        assert replicas is not None  # noqa: S101  # state() checked it
+        return replicas
+
+    async def delete_nodes(self, group: str, names: Iterable[str], *, deadline: float) -> None:
+        wanted = list(dict.fromkeys(names))
+        if not wanted:
+            raise InvalidArgumentError(f"the request for node group {group!r} names no nodes")
+        async with self._locks[group]:
+            state = self.state(group)
+            for name in wanted:
+                owner = self._index.group_of(name)
+                if owner is None:
+                    raise NotFoundError(f"node {name!r} is not an instance of node group {group!r}")
+                if owner != group:
+                    raise FailedPreconditionError(
+                        f"node {name!r} belongs to node group {owner!r}, not {group!r}")
+            chosen = [name for name in wanted if name in state.pods and state.pods[name].live]
+            target = self.replicas(group) - len(chosen)
+            limit = self._config.groups[group].min_size
+            if target < limit:
+                raise OutOfRangeError(
+                    f"deleting {len(chosen)} node(s) would shrink node group {group!r} to "
+                    f"{target}, below its minSize {limit}")
+            if chosen:
+                await self._shrink(group, chosen, target, deadline=deadline)
+            doomed = [name for name in wanted if name in state.nodes]
+            try:
+                await asyncio.gather(*(self._delete(f"/api/v1/nodes/{name}") for name in doomed))
+            except KubeError as exc:
+                raise UnavailableError(
+                    f"the target of node group {group!r} is now {target}, but deleting its Nodes "
+                    f"failed ({exc}); they are deleted when their pods are gone") from None
+        log.info("nodes deleted", group=group, nodes=wanted, target=target)
+
+    async def decrease(self, group: str, delta: int, *, deadline: float) -> None:
+        if delta >= 0:
+            raise InvalidArgumentError(
+                f"delta must be negative to decrease the target size of node group {group!r}, got "
+                f"{delta}")
+        async with self._locks[group]:
+            state = self.state(group)
+            current = self.replicas(group)
+            target = current + delta
+            registered = state.registered()
+            if target < registered:
+                raise FailedPreconditionError(
+                    f"decreasing node group {group!r} by {-delta} to {target} would remove "
+                    f"registered nodes: {registered} of its {current} instances are registered; "
+                    f"use DeleteNodes to remove them")
+            limit = self._config.groups[group].min_size
+            if target < limit:
+                raise OutOfRangeError(
+                    f"decreasing node group {group!r} to {target} would go below its minSize "
+                    f"{limit}")
+            live = [name for name, pod in state.pods.items() if pod.live]
+            from_pods = -delta - max(current - len(live), 0)
+            unregistered = [name for name in live if name not in state.nodes]
+            if len(unregistered) < from_pods:
+                raise AbortedError(f"node group {group!r} changed while decreasing; retry")
+            if from_pods > 0:
+                await self._shrink(group, unregistered[:from_pods], target, deadline=deadline)
+            else:
+                await self._set_replicas(group, target, deadline=deadline)
+        log.info("node group target decreased", group=group, delta=delta, target=target)
+
+    async def _set_replicas(self, group: str, target: int, *, deadline: float) -> None:
+        state = self.state(group)
+        body = {"metadata": {"resourceVersion": state.version}, "spec": {"replicas": target}}
+        path = f"/apis/apps/v1/namespaces/{self._config.namespace}/deployments/{group}"
+        try:
+            await self._api.request("PATCH", path, body=body,
+                                    content_type=ContentType.MERGE_PATCH)
+        except KubeError as exc:
+            if exc.code == 409:
+                raise AbortedError(
+                    f"the Deployment of node group {group!r} changed meanwhile; nothing was "
+                    f"changed, retry") from None
+            raise UnavailableError(f"cannot update node group {group!r}: {exc}") from None
+        if not await self._index.wait_until(lambda: state.replicas == target,
+                                            timeout=_left(deadline)):
+            raise UnavailableError(
+                f"the target of node group {group!r} was set to {target}, but the watch has not "
+                f"shown it yet")
+
+    async def _shrink(self, group: str, chosen: list[str], target: int, *,
+                      deadline: float) -> None:
+        """Mark ``chosen`` cheapest, lower replicas to ``target``, withdraw marks on failure."""
+        state = self._index.groups[group]
+        in_flight = self._removing[group]
+        stale = [name for name, pod in state.pods.items() if pod.marked and not pod.terminating
+                 and name not in in_flight and name not in chosen]
+        try:
+            await self._mark(group, stale, cost=None)
+            await self._mark(group, chosen, cost=LOWEST_DELETION_COST)
+            await self._until_marked(group, chosen, deadline=deadline)
+            await self._set_replicas(group, target, deadline=deadline)
+        except BaseException:
+            await asyncio.shield(self._withdraw(group, chosen))
+            raise
+        in_flight.update(chosen)
+        task = asyncio.create_task(self._follow_up(group, chosen, target))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _until_marked(self, group: str, chosen: list[str], *, deadline: float) -> None:
+        # The ReplicaSet controller ranks pods from its own watch; ours showing the marks is
+        # the best evidence available that its cache has them before replicas drop.
+        state = self._index.groups[group]
+        if not await self._index.wait_until(
+                lambda: all(name not in state.pods or not state.pods[name].live
+                            for name in chosen), timeout=_left(deadline)):
+            raise UnavailableError(
+                f"the watch did not show the pods of node group {group!r} marked for removal; "
+                f"nothing was changed")
+
+    async def _withdraw(self, group: str, names: list[str]) -> None:
+        try:
+            await self._mark(group, names, cost=None)
+        except KubeError as exc:
+            log.warning("could not withdraw deletion-cost marks", group=group, pods=names,
+                        error=str(exc))
+
+    async def _mark(self, group: str, names: Collection[str], *, cost: str | None) -> None:
+        ns = self._config.namespace
+        body = {"metadata": {"annotations": {DELETION_COST_ANNOTATION: cost}}}
+        try:
+            await asyncio.gather(*(self._api.request(
+                "PATCH", f"/api/v1/namespaces/{ns}/pods/{name}", body=body,
+                content_type=ContentType.MERGE_PATCH) for name in names))
+        except KubeError as exc:
+            if exc.code != 404:
+                raise UnavailableError(f"cannot mark pods of node group {group!r}: {exc}") from None
+
+    async def _follow_up(self, group: str, chosen: list[str], target: int) -> None:
+        """Delete chosen pods the ReplicaSet kept (it had too few pods to remove them all)."""
+        state = self._index.groups[group]
+
+        def kept() -> list[str]:
+            return [n for n in chosen if n in state.pods and not state.pods[n].terminating]
+
+        def settled() -> bool:
+            active = sum(1 for pod in state.pods.values() if not pod.terminating)
+            return not kept() or active <= target
+        try:
+            await self._index.wait_until(settled, timeout=self._settle)
+            leftovers = kept()
+            if leftovers:
+                log.info("the ReplicaSet kept pods chosen for removal; deleting them",
+                         group=group, pods=leftovers)
+                ns = self._config.namespace
+                await asyncio.gather(*(self._delete(f"/api/v1/namespaces/{ns}/pods/{name}")
+                                       for name in leftovers))
+        except KubeError as exc:
+            log.warning("follow-up of a scale-down failed", group=group, error=str(exc))
+        finally:
+            self._removing[group].difference_update(chosen)
+
+    async def recover(self) -> None:
+        """After a restart: marks whose scale-down never happened are withdrawn."""
+        for group, state in self._index.groups.items():
+            marked = [n for n, pod in state.pods.items() if pod.marked and not pod.terminating]
+            active = sum(1 for pod in state.pods.values() if not pod.terminating)
+            if marked and state.replicas is not None and active <= state.replicas:
+                log.info("withdrawing stale deletion-cost marks", group=group, pods=marked)
+                await self._withdraw(group, marked)
+
+    async def _delete(self, path: str) -> None:
+        try:
+            await self._api.request("DELETE", path)
+        except KubeError as exc:
+            if exc.code != 404:
+                raise
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _left(deadline: float) -> float:
+    return max(deadline - asyncio.get_running_loop().time(), 0.05)
