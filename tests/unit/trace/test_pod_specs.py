@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from simkube.trace import TraceHeader, TrackedKind
+from simkube.trace.pod_specs import containers, dotted, pod_specs, resolve_pointer, template_paths
+from tests.unit.trace.conftest import deployment, pod
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(("pointer", "expected"), [
+    ("", {"a": {"b/c": [10, {"~d": 4}]}}),
+    ("/a/b~1c/1/~0d", 4),
+    ("/a/b~1c/0", 10),
+    ("/a/missing", None),
+    ("/a/b~1c/7", None),
+    ("a", None),
+])
+def test_json_pointers(pointer: str, expected: Any) -> None:
+    assert resolve_pointer({"a": {"b/c": [10, {"~d": 4}]}}, pointer) == expected
+
+
+def test_dotted_paths_for_messages() -> None:
+    assert dotted("/spec/jobTemplate/spec/template") == "spec.jobTemplate.spec.template"
+    assert dotted("") == ""
+
+
+def test_tracked_paths_win_then_defaults_then_nothing() -> None:
+    header = TraceHeader(tracked_kinds=(
+        TrackedKind(kind_key="apps/v1.Deployment", pod_template_paths=("/spec/other",)),
+        TrackedKind(kind_key="batch/v1.CronJob")))
+    assert template_paths(header, "apps/v1.Deployment") == ("/spec/other",)
+    assert template_paths(header, "batch/v1.CronJob") == ("/spec/jobTemplate/spec/template",)
+    assert template_paths(header, "example.com/v1.Widget") == ()
+
+
+def test_pod_specs_of_a_deployment_and_a_pod() -> None:
+    (site,) = pod_specs(deployment(), ("/spec/template",))
+    assert site.path == "spec.template.spec"
+    assert site.spec["containers"][0]["name"] == "c"
+    (bare,) = pod_specs(pod(), ("",))
+    assert bare.path == "spec"
+    assert list(pod_specs(deployment(), ("/spec/nowhere",))) == []
+
+
+def test_containers_cover_init_containers_and_skip_junk() -> None:
+    spec = {"initContainers": [{"name": "i"}], "containers": [{"name": "c"}, "junk"]}
+    assert [(key, index) for key, index, _ in containers(spec)] == [
+        ("initContainers", 0), ("containers", 0)]
