@@ -98,7 +98,7 @@ def _pod(app: str, namespace: str, serial: int, rng: random.Random) -> KubeObjec
 
 def synthetic_events(count: int, *, seed: int = 7) -> Iterator[TraceEvent]:
     """``count`` events: a quarter Deployment changes, the rest Pods created and deleted."""
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # noqa: S311  # reproducible synthetic data, not secrets
     apps = [(f"svc-{index:03d}", f"team-{index % 20:02d}") for index in range(500)]
     live: list[KubeObject] = []
     ts = HEADER.created_ms or 0
