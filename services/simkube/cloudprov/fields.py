@@ -42,7 +42,7 @@ class Section:
         return key in self.data and self.data[key] is not None
 
     def check_keys(self, allowed: Iterable[str]) -> None:
-        known = list(allowed)
+        known = [str(key) for key in allowed]
         for key in self.data:
             if key not in known:
                 close = difflib.get_close_matches(str(key), known, n=1)

@@ -17,7 +17,7 @@ from simkube.cloudprov.app import CloudProvider
 from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.core.errors import ConfigError, SimkubeError
 from simkube.core.logs import configure_logging
-from simkube.core.serving import TlsConfig
+from simkube.core.serving import TlsConfig, parse_address
 
 CONFIGMAP_PREFIX = "configmap:"
 
@@ -32,25 +32,34 @@ def tls_config(*, cert: Path | None, key: Path | None, client_ca: Path | None) -
     return TlsConfig(cert=cert, key=key, client_ca=client_ca)
 
 
-async def load_config(reference: str, api: KubeApi) -> cloud_config.CloudConfig:
-    """``--config``: a file path, or ``configmap:NAMESPACE/NAME`` read through the API."""
+def configmap_reference(reference: str) -> tuple[str, str] | None:
+    """``configmap:NAMESPACE/NAME`` as (namespace, name); None for a file path."""
     if not reference.startswith(CONFIGMAP_PREFIX):
-        return await asyncio.to_thread(cloud_config.load_file, Path(reference))
+        return None
     namespace, _, name = reference.removeprefix(CONFIGMAP_PREFIX).partition("/")
-    if not namespace or not name:
+    if not namespace or not name or "/" in name:
         raise ConfigError(f"--config {reference!r}: write configmap:NAMESPACE/NAME")
+    return namespace, name
+
+
+async def read_configmap(api: KubeApi, *, namespace: str, name: str) -> cloud_config.CloudConfig:
     try:
         found = await api.request("GET", f"/api/v1/namespaces/{namespace}/configmaps/{name}")
     except KubeError as exc:
-        raise ConfigError(f"--config {reference!r}: cannot read the ConfigMap: {exc}") from None
+        raise ConfigError(f"cannot read ConfigMap {namespace}/{name}: {exc}") from None
     return cloud_config.from_configmap(found.get("data") or {}, namespace=namespace, name=name)
 
 
 async def serve(*, config_ref: str, kubeconfig: Path | None, listen: str,
                 metrics_listen: str | None, tls: TlsConfig | None) -> None:
+    # A config file is checked before anything touches the cluster.
+    configmap = configmap_reference(config_ref)
+    if configmap is None:
+        config = await asyncio.to_thread(cloud_config.load_file, Path(config_ref))
     api = await KubeApi.connect(kubeconfig=kubeconfig)
     try:
-        config = await load_config(config_ref, api)
+        if configmap is not None:
+            config = await read_configmap(api, namespace=configmap[0], name=configmap[1])
         provider = CloudProvider(config=config, api=api, listen=listen,
                                  metrics_listen=metrics_listen, tls=tls)
         await provider.start()
@@ -86,6 +95,9 @@ def command(*, config_ref: str, kubeconfig: Path | None, listen: str, metrics_li
             log_level: str, log_json: bool | None) -> None:
     """Serve Cluster Autoscaler's externalgrpc CloudProvider over KWOK node groups."""
     configure_logging(level=log_level, json_output=log_json)
+    parse_address(listen, flag="--listen")
+    if metrics_listen:
+        parse_address(metrics_listen, flag="--metrics-listen")
     tls = tls_config(cert=tls_cert, key=tls_key, client_ca=tls_client_ca)
     asyncio.run(serve(config_ref=config_ref, kubeconfig=kubeconfig, listen=listen,
                       metrics_listen=metrics_listen, tls=tls))

@@ -94,7 +94,7 @@ def from_node(data: Any, *, owner: str, field: str) -> NodeTemplate:
             raise status.error("allocatable", f"lacks {name!r}")
     taints = tuple(t for t in _taints(spec, "taints") if t.key not in TRANSIENT_TAINTS)
     version = info.data.get("kubeletVersion")
-    return NodeTemplate(labels=labels, taints=taints, capacity=capacity,
+    return NodeTemplate(labels=_plain(labels), taints=taints, capacity=capacity,
                         allocatable=allocatable,
                         kubelet_version=str(version) if version else UPSTREAM.kubernetes)
 
@@ -123,9 +123,13 @@ def from_shape(data: Any, *, owner: str, field: str, gpu_label: str,
         gpu.check_keys(("type", "count"))
         labels[gpu_label] = gpu.string("type")
         capacity[gpu_resource] = str(gpu.integer("count", default=1, low=1))
-    return NodeTemplate(labels=labels, taints=tuple(_taints(shape, "taints")),
+    return NodeTemplate(labels=_plain(labels), taints=tuple(_taints(shape, "taints")),
                         capacity=capacity, allocatable=dict(capacity),
                         kubelet_version=UPSTREAM.kubernetes)
+
+
+def _plain(labels: dict[str, str]) -> dict[str, str]:
+    return {str(key): value for key, value in sorted(labels.items())}
 
 
 def _quantity(section: Section, key: str, *, default: str | None = None) -> str:

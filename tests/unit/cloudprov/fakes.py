@@ -1,0 +1,136 @@
+"""An in-memory stand-in for the API server that echoes every change into a ClusterIndex.
+
+Unit tests of the reconciler, scaler and servicer need the API's answers (201, 404, 409 on a
+stale resourceVersion) and the watch's echo, not a cluster. ``FakeCluster.request`` has the
+same signature as ``KubeApi.request``; ``fail`` makes the next matching call raise.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any
+
+import yaml
+
+from simkube.cloudprov.config import CloudConfig, parse
+from simkube.cloudprov.index import ClusterIndex, Kind
+from simkube.cloudprov.kubeapi import KubeError
+from simkube.cloudprov.manifests import fake_node, placeholder_deployment
+from simkube.cloudprov.naming import GROUP_LABEL
+
+NAMESPACE = "sk-test"
+GROUPS = f"""
+namespace: {NAMESPACE}
+gpu: {{label: example.com/gpu, types: [t4, a100]}}
+nodeGroups:
+- id: small
+  minSize: 1
+  maxSize: 5
+  pricePerHour: 0.5
+  shape: {{cpu: 2, memory: 8Gi, instanceType: s2, zone: z1, taints: ["team=a:NoSchedule"]}}
+  options: {{scaleDownUnneededDuration: 2m, scaleDownUtilizationThreshold: 0.3}}
+- id: gpu
+  maxSize: 3
+  pricePerHour: 3.0
+  shape: {{cpu: 8, memory: 61Gi, instanceType: p3, zone: z2, gpu: {{type: t4, count: 2}}}}
+"""
+
+
+def make_config(text: str = GROUPS) -> CloudConfig:
+    def no_files(ref: str, what: str) -> dict[str, Any]:
+        raise AssertionError(f"unexpected read of {ref}")
+    return parse(yaml.safe_load(text), source="test.yaml", read=no_files)
+
+
+def merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    for key, value in patch.items():
+        if value is None:
+            target.pop(key, None)
+        elif isinstance(value, dict) and isinstance(target.get(key), dict):
+            merge(target[key], value)
+        else:
+            target[key] = copy.deepcopy(value)
+
+
+def kind_of(path: str) -> Kind:
+    for part, kind in (("/deployments", Kind.DEPLOYMENT), ("/pods", Kind.POD),
+                       ("/nodes", Kind.NODE)):
+        if part in path:
+            return kind
+    raise AssertionError(f"unexpected path {path}")
+
+
+class FakeCluster:
+    def __init__(self, index: ClusterIndex) -> None:
+        self.index = index
+        self.objects: dict[str, dict[str, Any]] = {}
+        self.calls: list[tuple[str, str, Any]] = []
+        self.failures: list[tuple[str, str, KubeError]] = []
+        self.echo = True
+        self._versions = itertools.count(100)
+
+    def fail(self, method: str, path_part: str, *, code: int = 500) -> None:
+        self.failures.append((method, path_part, KubeError(code=code, reason="Injected",
+                                                           message="injected failure")))
+
+    def put(self, path: str, obj: dict[str, Any], *, event: str = "ADDED") -> None:
+        obj.setdefault("metadata", {})["resourceVersion"] = str(next(self._versions))
+        self.objects[path] = obj
+        if self.echo:
+            self.index.observed(kind_of(path), event, copy.deepcopy(obj))
+
+    def remove(self, path: str) -> None:
+        obj = self.objects.pop(path)
+        if self.echo:
+            self.index.observed(kind_of(path), "DELETED", obj)
+
+    async def request(self, method: str, path: str, *, body: Any = None,
+                      query: Any = None, content_type: Any = None) -> dict[str, Any]:
+        self.calls.append((method, path, copy.deepcopy(body)))
+        for index, (failing, part, error) in enumerate(self.failures):
+            if failing == method and part in path:
+                del self.failures[index]
+                raise error
+        if method == "POST":
+            target = f"{path}/{body['metadata']['name']}"
+            if target in self.objects:
+                raise KubeError(code=409, reason="AlreadyExists", message=target)
+            self.put(target, copy.deepcopy(body))
+            return body  # type: ignore[no-any-return]
+        if path not in self.objects:
+            raise KubeError(code=404, reason="NotFound", message=path)
+        current = self.objects[path]
+        if method == "GET":
+            return current
+        if method == "DELETE":
+            self.remove(path)
+            return {}
+        wanted = (body.get("metadata") or {}).get("resourceVersion")
+        if wanted and wanted != current["metadata"]["resourceVersion"]:
+            raise KubeError(code=409, reason="Conflict", message="the object has been modified")
+        updated = copy.deepcopy(current)
+        merge(updated, body)
+        self.put(path, updated, event="MODIFIED")
+        return updated
+
+    # Building a cluster state.
+
+    def deployment(self, config: CloudConfig, group: str, replicas: int) -> None:
+        body = placeholder_deployment(config.groups[group], namespace=NAMESPACE,
+                                      infra=config.infra_node, replicas=replicas)
+        self.put(f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/{group}", body)
+
+    def pod(self, group: str, name: str, **annotations: str) -> None:
+        self.put(f"/api/v1/namespaces/{NAMESPACE}/pods/{name}", {
+            "metadata": {"name": name, "labels": {GROUP_LABEL: group},
+                         "annotations": dict(annotations)},
+            "status": {"phase": "Running"}})
+
+    def node(self, config: CloudConfig, group: str, name: str, *, ready: bool = True) -> None:
+        body = fake_node(config.groups[group], namespace=NAMESPACE, name=name, pod_cidr=None)
+        body["status"]["conditions"] = [{"type": "Ready", "status": str(ready)}]
+        self.put(f"/api/v1/nodes/{name}", body)
+
+    def paths(self, kind: Kind) -> list[str]:
+        return sorted(p for p in self.objects if kind_of(p) is kind)

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from simkube.cloudprov.index import ClusterIndex, Kind, Phase
+from simkube.cloudprov.naming import LOWEST_DELETION_COST
+from tests.unit.cloudprov.fakes import FakeCluster, make_config
+
+pytestmark = pytest.mark.unit
+COST = "controller.kubernetes.io/pod-deletion-cost"
+
+
+@pytest.fixture
+def cluster() -> FakeCluster:
+    return FakeCluster(ClusterIndex(groups=["small", "gpu"]))
+
+
+def phases(cluster: FakeCluster, group: str = "small") -> dict[str, Phase]:
+    return dict(cluster.index.groups[group].instances())
+
+
+def test_instance_phases_follow_pods_and_nodes(cluster: FakeCluster) -> None:
+    config = make_config()
+    cluster.pod("small", "creating")
+    cluster.pod("small", "booting")
+    cluster.node(config, "small", "booting", ready=False)
+    cluster.pod("small", "running")
+    cluster.node(config, "small", "running")
+    cluster.pod("small", "chosen", **{COST: LOWEST_DELETION_COST})
+    cluster.pod("small", "cheap", **{COST: "-5"})
+    cluster.node(config, "small", "orphan")
+    assert phases(cluster) == {"creating": Phase.CREATING, "booting": Phase.CREATING,
+                               "running": Phase.RUNNING, "chosen": Phase.DELETING,
+                               "cheap": Phase.CREATING, "orphan": Phase.DELETING}
+    assert cluster.index.groups["small"].registered() == 2  # booting and running
+
+
+def test_terminating_pods_and_nodes_are_deleting(cluster: FakeCluster) -> None:
+    config = make_config()
+    cluster.pod("small", "a")
+    cluster.node(config, "small", "a")
+    cluster.pod("small", "b")
+    cluster.node(config, "small", "b")
+    pods = "/api/v1/namespaces/sk-test/pods"
+    cluster.objects[f"{pods}/a"]["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    cluster.put(f"{pods}/a", cluster.objects[f"{pods}/a"], event="MODIFIED")
+    cluster.objects["/api/v1/nodes/b"]["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    cluster.put("/api/v1/nodes/b", cluster.objects["/api/v1/nodes/b"], event="MODIFIED")
+    assert phases(cluster) == {"a": Phase.DELETING, "b": Phase.DELETING}
+    assert cluster.index.groups["small"].registered() == 0
+
+
+def test_group_of_knows_pods_and_nodes_until_both_are_gone(cluster: FakeCluster) -> None:
+    config = make_config()
+    cluster.pod("gpu", "g1")
+    cluster.node(config, "gpu", "g1")
+    assert cluster.index.group_of("g1") == "gpu"
+    cluster.remove("/api/v1/namespaces/sk-test/pods/g1")
+    assert cluster.index.group_of("g1") == "gpu"
+    cluster.remove("/api/v1/nodes/g1")
+    assert cluster.index.group_of("g1") is None
+    assert cluster.index.group_of("kwok-node-0") is None
+
+
+def test_objects_of_unknown_groups_are_ignored(cluster: FakeCluster) -> None:
+    cluster.pod("elsewhere", "x")
+    assert cluster.index.group_of("x") is None
+    cluster.deployment(make_config(), "small", 2)
+    cluster.index.observed(Kind.DEPLOYMENT, "ADDED", {"metadata": {
+        "name": "not-a-group", "labels": {"simkube.dev/node-group": "small"},
+        "resourceVersion": "9"}, "spec": {"replicas": 7}})
+    assert cluster.index.groups["small"].replicas == 2
+
+
+def test_a_list_replaces_what_was_known(cluster: FakeCluster) -> None:
+    config = make_config()
+    cluster.deployment(config, "small", 3)
+    cluster.pod("small", "kept")
+    cluster.pod("small", "gone-while-disconnected")
+    kept = cluster.objects["/api/v1/namespaces/sk-test/pods/kept"]
+    cluster.index.listed(Kind.POD, [kept])
+    assert set(cluster.index.groups["small"].pods) == {"kept"}
+    assert cluster.index.group_of("gone-while-disconnected") is None
+    cluster.index.listed(Kind.DEPLOYMENT, [])
+    assert cluster.index.groups["small"].replicas is None
+
+
+def test_pod_cidrs_in_use_are_tracked(cluster: FakeCluster) -> None:
+    config = make_config()
+    cluster.node(config, "small", "n1")
+    node = cluster.objects["/api/v1/nodes/n1"]
+    node["spec"]["podCIDR"] = "10.128.0.0/24"
+    cluster.put("/api/v1/nodes/n1", node, event="MODIFIED")
+    assert cluster.index.cidrs == {"10.128.0.0/24": "n1"}
+    cluster.remove("/api/v1/nodes/n1")
+    assert cluster.index.cidrs == {}
+
+
+async def test_wait_until_wakes_on_changes_and_times_out(cluster: FakeCluster) -> None:
+    config = make_config()
+    state = cluster.index.groups["small"]
+
+    async def later() -> None:
+        await asyncio.sleep(0.05)
+        cluster.deployment(config, "small", 4)
+    task = asyncio.create_task(later())
+    assert await cluster.index.wait_until(lambda: state.replicas == 4, timeout=5)
+    await task
+    assert not await cluster.index.wait_until(lambda: state.replicas == 5, timeout=0.05)
+
+
+def test_listeners_hear_every_change(cluster: FakeCluster) -> None:
+    heard: list[tuple[str, str]] = []
+    cluster.index.listeners.append(lambda group, name: heard.append((group, name)))
+    cluster.deployment(make_config(), "small", 1)
+    cluster.pod("small", "p")
+    assert heard == [("small", ""), ("small", "p")]

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from google.protobuf.duration_pb2 import Duration
+
+from simkube.cloudprov.options import parse_duration, parse_overrides
+from simkube.core.errors import ConfigError
+from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("10m", timedelta(minutes=10)), ("1h30m", timedelta(hours=1, minutes=30)),
+    ("45s", timedelta(seconds=45)), ("1.5h", timedelta(minutes=90)),
+    ("250ms", timedelta(milliseconds=250)), ("0", timedelta(0)),
+    ("", None), ("10", None), ("m", None), ("10m5", None), ("-5m", None), ("5 m", None),
+])
+def test_parse_duration(text: str, expected: timedelta | None) -> None:
+    assert parse_duration(text) == expected
+
+
+def defaults() -> pb.NodeGroupAutoscalingOptions:
+    return pb.NodeGroupAutoscalingOptions(
+        scaleDownUtilizationThreshold=0.5, scaleDownGpuUtilizationThreshold=0.5,
+        zeroOrMaxNodeScaling=False, ignoreDaemonSetsUtilization=False,
+        scaleDownUnneededDuration=Duration(seconds=600),
+        scaleDownUnreadyDuration=Duration(seconds=1200),
+        MaxNodeProvisionDuration=Duration(seconds=900))
+
+
+def test_overrides_replace_only_what_they_name() -> None:
+    overrides = parse_overrides({"scaleDownUnneededDuration": "2m",
+                                 "scaleDownUtilizationThreshold": 0.3,
+                                 "zeroOrMaxNodeScaling": True,
+                                 "maxNodeProvisionDuration": 60}, owner="g")
+    answer = overrides.apply(defaults())
+    assert answer.scaleDownUnneededDuration.ToTimedelta() == timedelta(minutes=2)
+    assert answer.MaxNodeProvisionDuration.ToTimedelta() == timedelta(minutes=1)
+    assert answer.scaleDownUtilizationThreshold == pytest.approx(0.3)
+    assert answer.zeroOrMaxNodeScaling is True
+    # Everything else is CA's default, echoed: an unset Duration would read as zero.
+    assert answer.scaleDownUnreadyDuration.ToTimedelta() == timedelta(minutes=20)
+    assert answer.scaleDownGpuUtilizationThreshold == pytest.approx(0.5)
+
+
+def test_no_overrides_echo_the_defaults() -> None:
+    assert parse_overrides({}, owner="g").apply(defaults()) == defaults()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"scaleDownUnneededTime": "1m"}, r"g: options\.scaleDownUnneededTime: unknown field "
+                                      r"\(did you mean 'scaleDownUnneededDuration'\?\)"),
+    ({"zeroOrMaxNodeScaling": "yes"}, r"options\.zeroOrMaxNodeScaling: must be true or false"),
+    ({"scaleDownUnreadyDuration": -5}, r"options\.scaleDownUnreadyDuration: -5 is not a duration"),
+    ({"scaleDownUnreadyDuration": 1.5}, r"must be a duration like 10m, not a number"),
+])
+def test_bad_overrides(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_overrides(options, owner="g")

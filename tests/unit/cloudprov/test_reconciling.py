@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import cast
+
+import pytest
+
+from simkube.cloudprov.index import ClusterIndex, Kind
+from simkube.cloudprov.kubeapi import KubeApi
+from simkube.cloudprov.naming import LOWEST_DELETION_COST
+from simkube.cloudprov.reconciling import Reconciler, cidr_for_slot
+from tests.unit.cloudprov.fakes import NAMESPACE, FakeCluster, make_config
+
+pytestmark = pytest.mark.unit
+COST = "controller.kubernetes.io/pod-deletion-cost"
+CONFIG = make_config()
+
+
+@pytest.fixture
+async def cluster() -> AsyncIterator[FakeCluster]:
+    cluster = FakeCluster(ClusterIndex(groups=CONFIG.groups))
+    for group in CONFIG.groups:
+        cluster.deployment(CONFIG, group, 0)
+    reconciler = Reconciler(api=cast(KubeApi, cluster), index=cluster.index, config=CONFIG,
+                            retry=0.05)
+    task = asyncio.create_task(reconciler.run())
+    yield cluster
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def settle(cluster: FakeCluster, predicate: object, what: str) -> None:
+    assert await cluster.index.wait_until(predicate, timeout=5), what  # type: ignore[arg-type]
+
+
+async def test_each_live_pod_gets_its_node(cluster: FakeCluster) -> None:
+    cluster.pod("small", "small-abc-1")
+    cluster.pod("small", "small-abc-2")
+    nodes = cluster.index.groups["small"].nodes
+    await settle(cluster, lambda: len(nodes) == 2, "two nodes")
+    node = cluster.objects["/api/v1/nodes/small-abc-1"]
+    assert node["spec"]["providerID"] == "simkube://small-abc-1"
+    assert node["metadata"]["labels"]["simkube.dev/node-group"] == "small"
+    assert node["metadata"]["labels"]["simkube.dev/node-group-namespace"] == NAMESPACE
+    assert node["metadata"]["labels"]["kubernetes.io/hostname"] == "small-abc-1"
+    assert node["metadata"]["labels"]["node.kubernetes.io/instance-type"] == "s2"
+    assert node["metadata"]["annotations"] == {"kwok.x-k8s.io/node": "fake",
+                                               "simkube.dev/placeholder-pod":
+                                                   f"{NAMESPACE}/small-abc-1"}
+    assert {"key": "kwok.x-k8s.io/node", "value": "fake", "effect": "NoSchedule"} in \
+        node["spec"]["taints"]
+    assert node["status"]["capacity"]["cpu"] == "2"
+    cidrs = {cluster.objects[f"/api/v1/nodes/{n}"]["spec"]["podCIDR"] for n in nodes}
+    assert cidrs == {cidr_for_slot(0), cidr_for_slot(1)}
+
+
+async def test_nodes_whose_pod_is_gone_are_deleted(cluster: FakeCluster) -> None:
+    cluster.node(CONFIG, "gpu", "gpu-abc-1")
+    await settle(cluster, lambda: not cluster.index.groups["gpu"].nodes, "the orphan deleted")
+
+
+async def test_pods_chosen_for_removal_get_no_node_and_keep_theirs(cluster: FakeCluster) -> None:
+    cluster.pod("small", "kept", **{COST: LOWEST_DELETION_COST})
+    cluster.pod("small", "going", **{COST: LOWEST_DELETION_COST})
+    cluster.node(CONFIG, "small", "kept")
+    cluster.pod("small", "other")
+    await settle(cluster, lambda: "other" in cluster.index.groups["small"].nodes, "other's node")
+    await asyncio.sleep(0.1)
+    assert set(cluster.index.groups["small"].nodes) == {"kept", "other"}
+
+
+async def test_a_missing_deployment_is_created_at_min_size(cluster: FakeCluster) -> None:
+    cluster.remove(f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/small")
+    state = cluster.index.groups["small"]
+    await settle(cluster, lambda: state.replicas == 1, "the Deployment back at minSize 1")
+
+
+async def test_failures_are_retried(cluster: FakeCluster) -> None:
+    cluster.fail("POST", "/api/v1/nodes", code=503)
+    cluster.pod("small", "p")
+    await settle(cluster, lambda: "p" in cluster.index.groups["small"].nodes, "the retried node")
+    posts = [c for c in cluster.calls if c[:2] == ("POST", "/api/v1/nodes")]
+    assert len(posts) == 2
+
+
+async def test_a_foreign_node_with_the_same_name_is_left_alone(cluster: FakeCluster) -> None:
+    cluster.echo = False
+    cluster.put("/api/v1/nodes/clash", {"metadata": {"name": "clash", "labels": {}}})
+    cluster.echo = True
+    cluster.pod("small", "clash")
+    for _ in range(500):  # the GET changes nothing the index could wake on: poll
+        if ("GET", "/api/v1/nodes/clash", None) in cluster.calls:
+            break
+        await asyncio.sleep(0.01)
+    assert ("GET", "/api/v1/nodes/clash", None) in cluster.calls
+    assert cluster.objects["/api/v1/nodes/clash"]["metadata"]["labels"] == {}
+    assert cluster.paths(Kind.NODE) == ["/api/v1/nodes/clash"]
