@@ -219,15 +219,17 @@ class Simulation:
         """Stop the replay, delete the root and (with ``wait``) wait for garbage collection."""
         if self._cleanup is None:
             self._cleanup_expected = True
-            self._cleanup = asyncio.create_task(self._cancel())
+            running = self._task is not None and not self._task.done()
+            if running:
+                self.clock.resume()
+                self._set_state(SimulationState.CANCELLING)
+            self._cleanup = asyncio.create_task(self._cancel(running=running))
         if wait:
             await asyncio.shield(self._cleanup)
         return self.snapshot()
 
-    async def _cancel(self) -> None:
-        if self._task is not None and not self._task.done():
-            self.clock.resume()
-            self._set_state(SimulationState.CANCELLING)
+    async def _cancel(self, *, running: bool) -> None:
+        if running and self._task is not None:
             self._task.cancel()
             await asyncio.wait({self._task})
             self._ended_at = self._ended_at or time.monotonic()
