@@ -107,8 +107,12 @@ def _print_findings(findings: list[Finding]) -> None:
         console.print(f"         {escape(finding.path)}\n         {escape(finding.message)}\n"
                       f"         [dim]fixes: {fixes}[/]", highlight=False)
     errors = sum(1 for finding in findings if finding.severity is Severity.ERROR)
-    console.print(f"{len(findings)} findings: {errors} errors, {len(findings) - errors} "
-                  "warnings")
+    console.print(f"{_count(len(findings), 'finding')}: {_count(errors, 'error')}, "
+                  f"{_count(len(findings) - errors, 'warning')}")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _parse_fix(_ctx: click.Context, _param: click.Parameter,
@@ -143,15 +147,15 @@ def fix_command(source: Path, target: Path, requested: dict[FindingCode, FixChoi
     trace = open_trace(source)
     findings = validate(trace)
     choices = choose_fixes(findings, requested=requested, auto=auto)
-    events = write_converted(apply_fixes(trace, findings, choices), trace, target,
-                             trace_format=_format(to_format))
+    written = write_converted(apply_fixes(trace, findings, choices), trace, target,
+                              trace_format=_format(to_format))
     for code, choice in choices.items():
         count = sum(1 for finding in findings if finding.code is code)
-        console.print(f"[green]✓[/] {code.value}: {choice.value} ({count} findings)")
+        console.print(f"[green]✓[/] {code.value}: {choice.value} ({_count(count, 'finding')})")
     unfixed = sorted({f.code.value for f in findings if f.code not in choices})
     if unfixed:
         console.print(f"[yellow]not fixed:[/] {', '.join(unfixed)}")
-    console.print(f"wrote {events} events to {target}")
+    console.print(f"wrote {written} to {target}")
 
 
 @trace_group.command("edit")
@@ -197,9 +201,10 @@ def edit_command(source: Path, target: Path, steps_file: Path | None, to_format:
     if not steps:
         raise click.UsageError("no edits given; see skctl trace edit --help")
     trace = open_trace(source)
-    events = write_converted(apply_edits(trace, steps), trace, target,
-                             trace_format=_format(to_format))
-    console.print(f"[green]✓[/] applied {len(steps)} steps; wrote {events} events to {target}")
+    written = write_converted(apply_edits(trace, steps), trace, target,
+                              trace_format=_format(to_format))
+    console.print(f"[green]✓[/] applied {_count(len(steps), 'step')}; wrote {written} to "
+                  f"{target}")
 
 
 @trace_group.command("convert")
@@ -208,5 +213,5 @@ def edit_command(source: Path, target: Path, steps_file: Path | None, to_format:
 @to_option
 def convert_command(source: Path, target: Path, to_format: str | None) -> None:
     """Convert between native and SimKube v2 (.sktrace or JSON) formats."""
-    events = convert(open_trace(source), target, trace_format=_format(to_format))
-    console.print(f"[green]✓[/] wrote {events} events to {target}")
+    written = convert(open_trace(source), target, trace_format=_format(to_format))
+    console.print(f"[green]✓[/] wrote {written} to {target}")

@@ -12,7 +12,7 @@ from pathlib import Path
 from simkube.trace.detect import format_for_path
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.source import TraceFormat, TraceSource
-from simkube.trace.stream import TraceStream, stream_of, write_stream
+from simkube.trace.stream import TraceStream, Written, stream_of, write_stream
 
 
 def check_target(stream_lifecycles: int, trace_format: TraceFormat, *, path: Path) -> None:
@@ -24,14 +24,15 @@ def check_target(stream_lifecycles: int, trace_format: TraceFormat, *, path: Pat
 
 
 def write_converted(stream: TraceStream, source: TraceSource, out: Path, *,
-                    trace_format: TraceFormat | None = None) -> int:
-    """Write ``stream`` (read from ``source``) to ``out``; returns events written."""
+                    trace_format: TraceFormat | None = None) -> Written:
+    """Write ``stream`` (read from ``source``) to ``out``; says how much was written."""
     target = format_for_path(out) if trace_format is None else trace_format
     if target is TraceFormat.SIMKUBE_V2_JSON:  # counting lifecycles may need a whole pass
         check_target(len(source.lifecycles()), target, path=out)
     return write_stream(stream, out, trace_format=target)
 
 
-def convert(source: TraceSource, out: Path, *, trace_format: TraceFormat | None = None) -> int:
+def convert(source: TraceSource, out: Path, *,
+            trace_format: TraceFormat | None = None) -> Written:
     """Write ``source`` to ``out`` in ``trace_format`` (default: from ``out``'s suffix)."""
     return write_converted(stream_of(source), source, out, trace_format=trace_format)

@@ -33,17 +33,30 @@ def stream_of(source: TraceSource) -> TraceStream:
                        events=source.events(), lifecycles=source.lifecycles)
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    state_objects: int
+    events: int
+
+    def __str__(self) -> str:
+        events = f"{self.events} event{'' if self.events == 1 else 's'}"
+        if not self.state_objects:
+            return events
+        return f"{self.state_objects} initial-state objects and {events}"
+
+
 def write_stream(stream: TraceStream, path: Path, *,
-                 trace_format: TraceFormat | None = None) -> int:
-    """Write ``stream`` to ``path`` atomically; returns the number of events written."""
-    count = 0
+                 trace_format: TraceFormat | None = None) -> Written:
+    """Write ``stream`` to ``path`` atomically; says how much was written."""
+    events = state_objects = 0
     with TraceWriter(path, header=stream.header, trace_format=trace_format) as writer:
         state = iter(stream.initial_state)
         while chunk := list(islice(state, STATE_CHUNK)):
             writer.write_state(chunk)
+            state_objects += len(chunk)
         for event in stream.events:
             writer.write_event(event)
-            count += 1
+            events += 1
         for lifecycle in stream.lifecycles():
             writer.write_lifecycle(lifecycle)
-    return count
+    return Written(state_objects, events)

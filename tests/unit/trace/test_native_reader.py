@@ -13,10 +13,19 @@ from simkube.trace import (
     StateRecord,
     TraceEvent,
     TraceFormatError,
+    open_trace,
 )
 from simkube.trace.native_format import MAGIC, PREAMBLE, RECORD_LENGTH, encode_header, envelope_of
 from simkube.trace.native_reader import read_preamble
-from tests.unit.trace.conftest import HEADER, crafted, native_bytes, pod, sample_trace
+from simkube.trace.source import load
+from tests.unit.trace.conftest import (
+    HEADER,
+    SAMPLES,
+    crafted,
+    native_bytes,
+    pod,
+    sample_trace,
+)
 
 pytestmark = pytest.mark.unit
 POD = envelope_of(pod("a"), where="test")
@@ -161,3 +170,10 @@ def test_corrupt_compressed_data_names_the_file_offset() -> None:
 
 def test_empty_trace_reads_as_no_events() -> None:
     assert read_all(whole()) == []
+
+
+def test_every_released_version_stays_readable() -> None:
+    fixtures = SAMPLES.parent / "native"
+    loaded = load(open_trace(fixtures / "v1-sample.trace"))
+    assert loaded == sample_trace()
+    assert sorted(path.name for path in fixtures.glob("*.trace")) == ["v1-sample.trace"]

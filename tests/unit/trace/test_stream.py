@@ -13,8 +13,9 @@ pytestmark = pytest.mark.unit
 
 def test_a_source_streams_to_a_file_unchanged(tmp_path: Path) -> None:
     write_trace(sample_trace(), tmp_path / "in.trace")
-    count = write_stream(stream_of(open_trace(tmp_path / "in.trace")), tmp_path / "out.trace")
-    assert count == 3
+    written = write_stream(stream_of(open_trace(tmp_path / "in.trace")), tmp_path / "out.trace")
+    assert (written.state_objects, written.events) == (1, 3)
+    assert str(written) == "1 initial-state objects and 3 events"
     assert read_trace(tmp_path / "out.trace") == sample_trace()
 
 

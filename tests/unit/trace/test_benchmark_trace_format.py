@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import trace_format
+
+pytestmark = pytest.mark.unit
+
+
+def test_synthetic_events_are_realistic_and_time_ordered() -> None:
+    events = list(trace_format.synthetic_events(400))
+    assert [e.ts_ms for e in events] == sorted(e.ts_ms for e in events)
+    kinds = {obj["kind"] for event in events for obj in event.applied + event.deleted}
+    assert kinds == {"Deployment", "Pod"}
+    assert any(event.deleted for event in events)
+
+
+def test_benchmark_prints_every_figure_for_both_formats() -> None:
+    figures = {figure["benchmark"]: figure for figure in trace_format.run(synthetic=1500)}
+    for name in ("dsb-scaling", "synthetic-1500"):
+        for fmt in ("native", "simkube-v2"):
+            for key in ("bytes", "write_events_per_s", "read_events_per_s"):
+                assert figures[f"trace_format.{name}.{fmt}.{key}"]["value"] > 0
+        ratio = figures[f"trace_format.{name}.bytes_ratio_native_to_simkube"]
+        assert ratio["met"] is True
+    assert figures["trace_format.dsb-scaling.native.events"]["value"] == 19
