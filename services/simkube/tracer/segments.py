@@ -145,6 +145,7 @@ class SegmentWriter:
         for run in runs:
             self.write_run(run)
         self.flush()
+        self.opened_bytes = self.info.bytes  # the restated state; rolling counts what follows
 
     def write_event(self, ts_ms: int, *, applied: list[Envelope],
                     deleted: list[Envelope]) -> None:

@@ -139,8 +139,8 @@ class Store:
         self.flush()
         info = self._current.info
         age = self._clock() - info.start_ts / 1000
-        if info.events and (info.bytes >= self._segment_bytes + self._state_bytes
-                            or age >= self._segment_seconds):
+        grown = info.bytes - self._current.opened_bytes
+        if info.events and (grown >= self._segment_bytes or age >= self._segment_seconds):
             self.roll()
         self.enforce_retention()
 
@@ -215,7 +215,6 @@ class Store:
     def _open_segment(self) -> segments.SegmentWriter:
         number = max((info.number for info in self._sealed), default=0) + 1
         state = [segments.envelope(ref, live.body) for ref, live in self.live.items()]
-        self._state_bytes = sum(len(env[4]) for env in state) // 4  # roughly, compressed
         writer = segments.SegmentWriter(
             self.directory, number=number,
             header=replace(self._header, created_ms=self.now_ms()), state=state,
