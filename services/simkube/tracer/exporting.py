@@ -229,15 +229,18 @@ class Export:
         buffer = io.BytesIO()
         offset = written = 0
 
-        def take(last: bool) -> Chunk:
+        def take(*, last: bool) -> Iterator[Chunk]:
+            """What the writer produced, in chunks of at most ``chunk_bytes``."""
             nonlocal offset
             data = buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()
-            chunk = Chunk(data=data, offset=offset, last=last, events_written=written,
-                          events_total=plan.total)
-            offset += len(data)
-            return chunk
+            size = self._chunk_bytes
+            pieces = [data[at:at + size] for at in range(0, len(data), size)] or [b""]
+            for index, piece in enumerate(pieces):
+                yield Chunk(data=piece, offset=offset, last=last and index == len(pieces) - 1,
+                            events_written=written, events_total=plan.total)
+                offset += len(piece)
 
         writer = NativeWriter(buffer, header=self._header)
         state = [env for ref, env in plan.state.items() if ref in exported]
@@ -248,10 +251,11 @@ class Export:
         for index in self._indexes(plan.base):
             for item in self._records(index):
                 records += 1
-                if buffer.tell() >= self._chunk_bytes:
-                    yield take(last=False)
-                elif records % TICK_RECORDS == 0:
+                if records % TICK_RECORDS == 0:
+                    writer.flush()  # let bytes (and progress) flow on long exports
                     yield pause
+                if buffer.tell() >= self._chunk_bytes:
+                    yield from take(last=False)
                 if not isinstance(item, TraceEvent) or item.ts_ms < plan.start:
                     continue
                 if item.ts_ms >= self._end:
@@ -267,7 +271,7 @@ class Export:
         for lifecycle in self._lifecycles(plan, exported):
             writer.write_lifecycle(lifecycle)
         writer.close()
-        yield take(last=True)
+        yield from take(last=True)
 
 
 def owner_ref(owner_kind: str, owner: str) -> ObjectRef:
