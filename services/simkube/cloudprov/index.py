@@ -58,7 +58,6 @@ class NodeEntry:
 @dataclass(slots=True)
 class GroupState:
     replicas: int | None = None  # None until the group's Deployment is seen
-    version: str = ""  # the Deployment's resourceVersion, for conditional updates
     pods: dict[str, PodEntry] = field(default_factory=dict)
     nodes: dict[str, NodeEntry] = field(default_factory=dict)
 
@@ -143,7 +142,6 @@ class ClusterIndex:
         if kind is Kind.DEPLOYMENT:
             replicas = (obj.get("spec") or {}).get("replicas")
             state.replicas = 1 if replicas is None else int(replicas)
-            state.version = str(metadata.get("resourceVersion") or "")
         elif kind is Kind.POD:
             cost = (metadata.get("annotations") or {}).get(DELETION_COST_ANNOTATION)
             phase = (obj.get("status") or {}).get("phase")
@@ -170,7 +168,6 @@ class ClusterIndex:
         state = self.groups[group]
         if kind is Kind.DEPLOYMENT:
             state.replicas = None
-            state.version = ""
         else:
             removed = (state.pods if kind is Kind.POD else state.nodes).pop(name, None)
             if removed is None:

@@ -25,6 +25,7 @@ from simkube.core.errors import ConfigError
 class ContentType(StrEnum):
     JSON = "application/json"
     MERGE_PATCH = "application/merge-patch+json"
+    JSON_PATCH = "application/json-patch+json"
 
 
 class KubeError(Exception):

@@ -4,7 +4,7 @@
   target, so CA's next TargetSize sees it.
 * DeleteNodes removes exactly the chosen instances: their placeholder pods get the lowest
   ``controller.kubernetes.io/pod-deletion-cost``, replicas drop by their number in one
-  conditional update, and the ReplicaSet controller removes the cheapest pods, i.e. those.
+  test-and-set update, and the ReplicaSet controller removes the cheapest pods, i.e. those.
   Their Nodes are deleted at once. Instances that never registered (no Node yet) are pods
   like any other. If the ReplicaSet keeps a chosen pod (it does when it still had pods to
   create), a follow-up deletes that pod itself; the target is already right.
@@ -12,8 +12,8 @@
   backed by a pod go first, then pods whose Node does not exist yet (marked the same way).
 
 Nothing is left half done: checks run before any change, a failed step withdraws the marks it
-set, and the replicas update carries the Deployment's resourceVersion so a concurrent edit
-aborts it instead of being overwritten.
+set, and the replicas update is a JSON patch that first tests the replicas it read, so a
+concurrent edit aborts it instead of being overwritten.
 """
 
 from __future__ import annotations
@@ -141,16 +141,20 @@ class Scaler:
 
     async def _set_replicas(self, group: str, target: int, *, deadline: float) -> None:
         state = self.state(group)
-        body = {"metadata": {"resourceVersion": state.version}, "spec": {"replicas": target}}
+        # Test-and-set on spec.replicas alone: the Deployment's resourceVersion changes with
+        # every status update its controller makes, so it would make nearly every update
+        # conflict; the replicas are what a concurrent edit would make us overwrite.
+        body = [{"op": "test", "path": "/spec/replicas", "value": state.replicas},
+                {"op": "replace", "path": "/spec/replicas", "value": target}]
         path = f"/apis/apps/v1/namespaces/{self._config.namespace}/deployments/{group}"
         try:
             await self._api.request("PATCH", path, body=body,
-                                    content_type=ContentType.MERGE_PATCH)
+                                    content_type=ContentType.JSON_PATCH)
         except KubeError as exc:
-            if exc.code == 409:
+            if exc.code in (409, 422):
                 raise AbortedError(
-                    f"the Deployment of node group {group!r} changed meanwhile; nothing was "
-                    f"changed, retry") from None
+                    f"the replicas of node group {group!r} changed meanwhile (they were "
+                    f"{state.replicas}); nothing was changed, retry") from None
             raise UnavailableError(f"cannot update node group {group!r}: {exc}") from None
         if not await self._index.wait_until(lambda: state.replicas == target,
                                             timeout=_left(deadline)):

@@ -53,6 +53,19 @@ def merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
             target[key] = copy.deepcopy(value)
 
 
+def json_patch(target: dict[str, Any], operations: list[dict[str, Any]]) -> None:
+    """The ``test`` and ``replace`` operations of RFC 6902, as the scaler uses them."""
+    for operation in operations:
+        *parents, leaf = operation["path"].strip("/").split("/")
+        holder = target
+        for part in parents:
+            holder = holder[part]
+        if operation["op"] == "test" and holder.get(leaf) != operation["value"]:
+            raise KubeError(code=422, reason="Invalid", message="test operation failed")
+        if operation["op"] == "replace":
+            holder[leaf] = operation["value"]
+
+
 def kind_of(path: str) -> Kind:
     for part, kind in (("/deployments", Kind.DEPLOYMENT), ("/pods", Kind.POD),
                        ("/nodes", Kind.NODE)):
@@ -106,11 +119,11 @@ class FakeCluster:
         if method == "DELETE":
             self.remove(path)
             return {}
-        wanted = (body.get("metadata") or {}).get("resourceVersion")
-        if wanted and wanted != current["metadata"]["resourceVersion"]:
-            raise KubeError(code=409, reason="Conflict", message="the object has been modified")
         updated = copy.deepcopy(current)
-        merge(updated, body)
+        if isinstance(body, list):
+            json_patch(updated, body)
+        else:
+            merge(updated, body)
         self.put(path, updated, event="MODIFIED")
         return updated
 

@@ -69,12 +69,12 @@ async def setup() -> AsyncIterator[Setup]:
     await setup.scaler.close()
 
 
-async def test_increase_sets_replicas_conditionally_and_waits(setup: Setup) -> None:
-    version = setup.cluster.index.groups["small"].version
+async def test_increase_tests_and_sets_replicas_and_waits(setup: Setup) -> None:
     await setup.scaler.increase("small", 2, deadline=setup.deadline())
     assert setup.replicas() == 5
-    assert setup.cluster.calls == [("PATCH", DEPLOYMENT, {
-        "metadata": {"resourceVersion": version}, "spec": {"replicas": 5}})]
+    assert setup.cluster.calls == [("PATCH", DEPLOYMENT, [
+        {"op": "test", "path": "/spec/replicas", "value": 3},
+        {"op": "replace", "path": "/spec/replicas", "value": 5}])]
 
 
 @pytest.mark.parametrize(("delta", "error", "message"), [
@@ -144,11 +144,21 @@ async def test_a_failed_replicas_update_withdraws_the_marks(setup: Setup) -> Non
 
 async def test_a_concurrent_edit_aborts_and_withdraws_the_marks(setup: Setup) -> None:
     setup.cluster.echo = False  # someone scaled the Deployment; our watch has not seen it yet
-    setup.cluster.put(DEPLOYMENT, setup.cluster.objects[DEPLOYMENT], event="MODIFIED")
+    setup.cluster.objects[DEPLOYMENT]["spec"]["replicas"] = 4
     setup.cluster.echo = True
-    with pytest.raises(AbortedError, match="changed meanwhile; nothing was changed"):
+    with pytest.raises(AbortedError, match=r"replicas of node group 'small' changed meanwhile "
+                                           r"\(they were 3\); nothing was changed"):
         await setup.scaler.delete_nodes("small", ["b"], deadline=setup.deadline())
     assert setup.marked() == set()
+    assert setup.cluster.objects[DEPLOYMENT]["spec"]["replicas"] == 4
+
+
+async def test_status_updates_do_not_conflict(setup: Setup) -> None:
+    deployment = setup.cluster.objects[DEPLOYMENT]
+    deployment["status"] = {"observedGeneration": 2}
+    setup.cluster.put(DEPLOYMENT, deployment, event="MODIFIED")  # a new resourceVersion
+    await setup.scaler.increase("small", 1, deadline=setup.deadline())
+    assert setup.replicas() == 4
 
 
 async def test_pods_the_replica_set_keeps_are_deleted_by_the_follow_up(setup: Setup) -> None:
