@@ -61,24 +61,40 @@ class Replayer:
         self._progress = progress
         self._changed = changed
         self._in_flight: set[asyncio.Task[None]] = set()
+        self._crash: BaseException | None = None
 
     async def run(self) -> None:
-        """Replay every event, wait for their operations, then for the duration to pass."""
+        """Replay every event, wait for their operations, then for the duration to pass.
+
+        An event task that crashes (a bug, not a refused object) stops the replay with its
+        exception rather than being lost."""
         events = replay_events(self._source, start_ms=self._scan.start_ms,
                                duration_ms=self._scan.duration_ms)
         try:
             async for event in prefetched(events):
                 due = await self._clock.wait_until(event.offset_ms)
+                self._raise_crash()
                 task = asyncio.create_task(self._apply_event(event, due))
                 self._in_flight.add(task)
-                task.add_done_callback(self._in_flight.discard)
-            if self._in_flight:
-                await asyncio.gather(*self._in_flight)
+                task.add_done_callback(self._finished)
+            while self._in_flight:
+                await asyncio.wait(set(self._in_flight))
+                self._raise_crash()
+            self._raise_crash()
             if self._scan.duration_ms is not None:
                 await self._clock.wait_until(self._scan.duration_ms)
         finally:
             for task in self._in_flight:
                 task.cancel()
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._in_flight.discard(task)
+        if not task.cancelled() and task.exception() is not None and self._crash is None:
+            self._crash = task.exception()
+
+    def _raise_crash(self) -> None:
+        if self._crash is not None:
+            raise self._crash
 
     async def _apply_event(self, event: ReplayEvent, due: float) -> None:
         operations = len(event.applied) + len(event.deleted)

@@ -17,6 +17,7 @@ import contextlib
 import os
 import socket
 import time
+import traceback
 from collections.abc import AsyncIterator
 
 from simkube.core.errors import SimkubeError
@@ -162,8 +163,9 @@ class Simulation:
         except (ApiError, TimeoutError, OSError) as exc:
             self._finish(SimulationState.FAILED, message=f"the replay stopped: {exc}")
         except Exception as exc:
-            log.exception("simulation crashed", simulation=self.name)
             self._finish(SimulationState.FAILED, message=f"internal error: {exc!r}")
+            log.error("simulation crashed", simulation=self.name,
+                      traceback="".join(traceback.format_exception(exc)))
         finally:
             for helper in helpers:
                 helper.cancel()

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from simkube.driver.clock import ReplayClock
+
+pytestmark = pytest.mark.unit
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_due_times_scale_with_speed() -> None:
+    now = FakeTime()
+    clock = ReplayClock(speed=10.0, now=now)
+    clock.start()
+    assert clock.due(0) == 100.0
+    assert clock.due(5_000) == pytest.approx(100.5)
+    now.now = 100.25
+    assert clock.trace_offset_ms() == pytest.approx(2_500)
+
+
+def test_pause_shifts_the_remaining_schedule() -> None:
+    now = FakeTime()
+    clock = ReplayClock(speed=1.0, now=now)
+    clock.start()
+    now.now = 101.0
+    assert clock.pause()
+    assert not clock.pause()  # already paused
+    now.now = 104.0
+    assert clock.trace_offset_ms() == pytest.approx(1_000)  # trace time stood still
+    assert clock.paused_seconds() == pytest.approx(3.0)
+    assert clock.resume()
+    assert not clock.resume()
+    assert clock.due(2_000) == pytest.approx(105.0)
+    assert clock.t0 == 100.0
+
+
+def test_unstarted_clock_refuses_t0() -> None:
+    clock = ReplayClock(speed=1.0)
+    assert not clock.started
+    assert clock.trace_offset_ms() == 0.0
+    with pytest.raises(RuntimeError, match="not started"):
+        _ = clock.t0
+
+
+async def test_wait_until_is_punctual() -> None:
+    clock = ReplayClock(speed=100.0)
+    clock.start()
+    due = await clock.wait_until(5_000)  # 50 ms of wall time
+    late = time.monotonic() - due
+    assert due == pytest.approx(clock.t0 + 0.05)
+    assert 0 <= late < 0.02
+
+
+async def test_wait_until_holds_while_paused() -> None:
+    clock = ReplayClock(speed=1.0)
+    clock.start()
+    clock.pause()
+    waiter = asyncio.create_task(clock.wait_until(10))
+    await asyncio.sleep(0.1)
+    assert not waiter.done()
+    clock.resume()
+    due = await asyncio.wait_for(waiter, timeout=1)
+    assert due >= clock.t0 + 0.1  # shifted by the pause
+    assert time.monotonic() >= due
+
+
+async def test_pause_interrupts_a_sleep() -> None:
+    clock = ReplayClock(speed=1.0)
+    clock.start()
+    waiter = asyncio.create_task(clock.wait_until(200))
+    await asyncio.sleep(0.05)
+    clock.pause()
+    await asyncio.sleep(0.3)
+    assert not waiter.done()  # would have fired at 0.2 s without the pause
+    clock.resume()
+    await asyncio.wait_for(waiter, timeout=1)

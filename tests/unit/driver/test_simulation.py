@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from simkube.driver.errors import SimulationConflictError, SimulationStateError
+from simkube.driver.options import build_options
+from simkube.driver.progress import SimulationState
+from simkube.driver.registry import launch
+from simkube.driver.simulation import Simulation
+from simkube.trace import open_trace
+from tests.support.traces import build_trace, config_map, write_native
+from tests.unit.driver.fakes import FakeCluster, FakeKube
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture
+def trace(tmp_path: Path) -> Path:
+    return write_native(tmp_path / "t.trace", build_trace(
+        [(0, [config_map("a")]), (200, [config_map("b")]), (400, [config_map("c")])]))
+
+
+async def _start(kube: FakeKube, trace: Path, **fields: object) -> Simulation:
+    options = build_options(name="sim", **fields)  # type: ignore[arg-type]
+    return await launch(kube=kube, options=options, source=open_trace(trace))  # type: ignore[arg-type]
+
+
+async def test_a_replay_runs_to_success_and_reports_on_its_root(trace: Path) -> None:
+    cluster = FakeCluster()
+    kube = FakeKube(answer=cluster)
+    simulation = await _start(kube, trace, speed=4.0)
+    assert simulation.root is not None
+    assert simulation.root.uid == "uid-sim"
+    snapshots = [snapshot async for snapshot in simulation.changes(interval=0.01)]
+    assert snapshots[-1].state is SimulationState.SUCCEEDED
+    assert [s.events_applied for s in snapshots] == sorted(s.events_applied for s in snapshots)
+    final = await simulation.wait()
+    assert (final.events_applied, final.objects_applied, final.objects_failed) == (3, 3, 0)
+    assert final.trace_time_ms == final.trace_length_ms == 400
+    assert final.wall_time_ms >= 100 - 5
+    assert cluster.statuses[-1]["state"] == "Succeeded"
+    assert not final.cleaned_up
+    assert "sim" in cluster.roots
+
+
+async def test_cleanup_option_deletes_the_root(trace: Path) -> None:
+    cluster = FakeCluster()
+    simulation = await _start(FakeKube(answer=cluster), trace, speed=100.0, cleanup=True)
+    snapshots = [snapshot async for snapshot in simulation.changes(interval=0.01)]
+    assert snapshots[-1].cleaned_up
+    assert snapshots[-1].state is SimulationState.SUCCEEDED
+    assert not cluster.roots
+
+
+async def test_pause_resume_and_cancel(trace: Path) -> None:
+    cluster = FakeCluster()
+    simulation = await _start(FakeKube(answer=cluster), trace, speed=0.5)
+    await asyncio.sleep(0.05)
+    with pytest.raises(SimulationStateError, match="only a Paused simulation can be resumed"):
+        simulation.resume()
+    simulation.pause()
+    assert simulation.state is SimulationState.PAUSED
+    with pytest.raises(SimulationStateError, match="only a Running"):
+        simulation.pause()
+    simulation.resume()
+    cancelling = await simulation.cancel(wait=False)
+    assert cancelling.state is SimulationState.CANCELLING
+    final = await simulation.cancel(wait=True)
+    assert final.state is SimulationState.CANCELLED
+    assert final.cleaned_up
+    assert final.events_applied < final.events_total
+    assert not cluster.roots
+    assert [s async for s in simulation.changes(interval=0.01)][-1].cleaned_up
+
+
+async def test_cancel_after_the_end_only_cleans_up(trace: Path) -> None:
+    cluster = FakeCluster()
+    simulation = await _start(FakeKube(answer=cluster), trace, speed=100.0)
+    await simulation.wait()
+    final = await simulation.cancel()
+    assert final.state is SimulationState.SUCCEEDED
+    assert final.cleaned_up
+    assert not cluster.roots
+
+
+async def test_refused_starts_create_no_root(trace: Path) -> None:
+    cluster = FakeCluster()
+    cluster.taken_namespaces.add("virtual-app")
+    with pytest.raises(SimulationConflictError, match="virtual-app already exists"):
+        await _start(FakeKube(answer=cluster), trace)
+    assert not cluster.roots
+    cluster.taken_namespaces.clear()
+    cluster.roots.add("sim")
+    with pytest.raises(SimulationConflictError, match="root sim already exists"):
+        await _start(FakeKube(answer=cluster), trace)
+
+
+async def test_a_crash_fails_the_simulation_with_a_message(trace: Path) -> None:
+    cluster = FakeCluster()
+
+    def answer(call: object) -> object:
+        if getattr(call, "method", "") == "PATCH" and "configmaps" in getattr(call, "path", ""):
+            raise RuntimeError("boom")
+        return cluster(call)  # type: ignore[arg-type]
+    simulation = await _start(FakeKube(answer=answer), trace, speed=100.0)
+    final = await simulation.wait()
+    assert final.state is SimulationState.FAILED
+    assert "internal error" in final.message
+    assert "boom" in final.message
+

@@ -1,0 +1,58 @@
+"""The KWOK stages are a contract with the driver: they must select on the driver's names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from simkube.driver.names import (
+    LIFECYCLE_OWNER,
+    POD_LIFETIME,
+    POD_LIFETIME_MAX,
+    STARTUP_DELAY,
+    STARTUP_DELAY_MAX,
+)
+
+pytestmark = pytest.mark.unit
+REPO = Path(__file__).resolve().parents[3]
+ENV_STAGES = REPO / "services" / "simkube" / "env" / "kwok-stages.yaml"
+
+
+def _stages(path: Path) -> dict[str, dict[str, Any]]:
+    return {doc["metadata"]["name"]: doc["spec"] for doc in yaml.safe_load_all(path.read_text())}
+
+
+def _annotation(key: str) -> str:
+    return f'.metadata.annotations["{key}"]'
+
+
+def test_deploy_ships_the_same_stages() -> None:
+    assert (REPO / "deploy" / "kwok" / "stages.yaml").read_text() == ENV_STAGES.read_text()
+
+
+def test_lifetime_stage_reads_the_driver_annotations() -> None:
+    stage = _stages(ENV_STAGES)["pod-lifetime-complete"]
+    keys = {expression["key"]: expression["operator"]
+            for expression in stage["selector"]["matchExpressions"]}
+    assert keys[_annotation(POD_LIFETIME)] == "Exists"
+    assert stage["delay"]["durationFrom"]["jq"]["expression"] == _annotation(POD_LIFETIME)
+    assert stage["delay"]["jitterDurationFrom"]["jq"]["expression"] == _annotation(
+        POD_LIFETIME_MAX)
+    assert "phase: Succeeded" in stage["next"]["statusTemplate"]
+
+
+def test_job_pods_the_driver_times_are_not_completed_at_once() -> None:
+    stage = _stages(ENV_STAGES)["pod-job-succeeded"]
+    keys = {expression["key"]: expression["operator"]
+            for expression in stage["selector"]["matchExpressions"]}
+    assert keys[_annotation(LIFECYCLE_OWNER)] == "DoesNotExist"
+    assert "delay" not in stage
+
+
+def test_startup_delay_is_read_from_the_pod() -> None:
+    delay = _stages(ENV_STAGES)["pod-running"]["delay"]
+    assert delay["durationFrom"]["jq"]["expression"] == _annotation(STARTUP_DELAY)
+    assert delay["jitterDurationFrom"]["jq"]["expression"] == _annotation(STARTUP_DELAY_MAX)
