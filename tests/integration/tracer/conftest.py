@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,12 +50,15 @@ class TracerProcess:
 
     async def start(self, *, watching: int) -> None:
         """Start and wait until ``watching`` kinds are watching."""
+        self.spawn()
+        await self.wait_watching(watching)
+
+    def spawn(self) -> None:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [SK_TRACER, "--kubeconfig", self.kubeconfig, "--config", str(self.config),
                  "--store", str(self.store), "--listen", self.address, "--log-json"],
                 stdout=log, stderr=subprocess.STDOUT)
-        await self.wait_watching(watching)
 
     async def wait_watching(self, count: int, *, resyncs: int = 0) -> None:
         async def ready() -> bool:
@@ -63,7 +66,7 @@ class TracerProcess:
                 raise AssertionError(f"sk-tracer exited:\n{self.log.read_text()[-3000:]}")
             try:
                 status = await get_status(self.address, timeout=2)
-            except Exception:  # noqa: BLE001  # not listening yet
+            except Exception:  # not listening yet
                 return False
             watching = [k for k in status.kinds if k.state == 2 and k.resyncs >= resyncs]
             return len(watching) >= count
@@ -115,12 +118,12 @@ def events_of(trace: Trace) -> list[tuple[str, str, str]]:
     return rows
 
 
-def unpacked(paths: Iterable[Path]) -> bytes:
-    """Every byte of these files, native traces decompressed, for grepping."""
+def unpacked(directory: Path, pattern: str = "*") -> bytes:
+    """Every byte of the matching files, native traces decompressed, for grepping."""
     import zstandard  # noqa: PLC0415
 
     data = b""
-    for path in sorted(paths):
+    for path in sorted(directory.glob(pattern)):
         raw = path.read_bytes()
         if path.suffix == ".trace":
             reader = zstandard.ZstdDecompressor().stream_reader(raw[12:],

@@ -205,8 +205,8 @@ async def test_secret_values_never_reach_the_store_or_an_export(
     [*_, last] = [obj for e in trace.events for obj in e.applied]
     assert last["data"] == {"password": "", "token": ""}
     assert "annotations" not in last["metadata"]
-    exported = unpacked(tmp_path.glob("export-*.trace"))
-    stored = unpacked(process.store.iterdir())
+    exported = unpacked(tmp_path, "export-*.trace")
+    stored = unpacked(process.store)
     for needle in (secret_value, encoded, "second-"):
         assert needle.encode() not in stored
         assert needle.encode() not in exported

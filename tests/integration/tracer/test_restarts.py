@@ -102,12 +102,16 @@ async def _restart_apiserver(env: SimEnv, log: Path) -> subprocess.Popen[bytes]:
                                     json={"revision": revision, "physical": True})
         compacted.raise_for_status()
     component = next(c for c in state["components"] if c["name"] == "kube-apiserver")
-    os.kill(component["pid"], signal.SIGKILL)
+    return _respawn(component["pid"], component["argv"], log)
+
+
+def _respawn(pid: int, argv: list[str], log: Path) -> subprocess.Popen[bytes]:
+    os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and Path(f"/proc/{component['pid']}").exists():
-        await asyncio.sleep(0.1)
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.05)
     with log.open("ab") as out:
-        return subprocess.Popen(component["argv"], stdout=out, stderr=subprocess.STDOUT,
+        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
 
 

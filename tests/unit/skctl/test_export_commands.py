@@ -34,6 +34,8 @@ def test_unreachable_tracer_and_missing_output_directory(tmp_path: Path) -> None
     assert list(tmp_path.iterdir()) == []
     result = skctl("export", "--tracer", "127.0.0.1:9", "-o", str(tmp_path / "no" / "t.trace"),
                    check=False)
-    assert result.returncode == 2 and "does not exist" in result.stderr
+    assert result.returncode == 2
+    assert "does not exist" in result.stderr
     status = skctl("tracer", "status", "--tracer", "127.0.0.1:9", check=False)
-    assert status.returncode == 1 and "cannot reach the tracer" in status.stderr
+    assert status.returncode == 1
+    assert "cannot reach the tracer" in status.stderr

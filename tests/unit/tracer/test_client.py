@@ -53,7 +53,7 @@ async def test_failures_leave_nothing_behind(address: str, tmp_path: Path) -> No
     with pytest.raises(TracerError, match="rejected the request: the window is empty"):
         await export_to_file(output, address=address,
                              request=tracer_pb2.ExportRequest(start_ts_ms=9, end_ts_ms=3))
-    with pytest.raises(TracerError, match="cannot reach the tracer at 127.0.0.1:9"):
+    with pytest.raises(TracerError, match=r"cannot reach the tracer at 127\.0\.0\.1:9"):
         await export_to_file(output, address="127.0.0.1:9", request=tracer_pb2.ExportRequest())
     with pytest.raises(TracerError, match="cannot reach"):
         await get_status("127.0.0.1:9", timeout=2)

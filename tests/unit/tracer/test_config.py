@@ -50,9 +50,13 @@ def test_extensions_filters_secrets_and_retention() -> None:
         "clusterName": "prod", "retention": {"maxAge": "2d", "maxBytes": "1GiB"}},
         source="c.yaml")
     pods, secrets = config.kinds
-    assert pods.in_scope("a") and not pods.in_scope("b") and pods.in_scope("")
-    assert secrets.in_scope("b") and not secrets.in_scope("kube-system")
-    assert pods.label_selector is not None and pods.label_selector.text == "app=web"
+    assert pods.in_scope("a")
+    assert not pods.in_scope("b")
+    assert pods.in_scope("")
+    assert secrets.in_scope("b")
+    assert not secrets.in_scope("kube-system")
+    assert pods.label_selector is not None
+    assert pods.label_selector.text == "app=web"
     assert config.secrets is SecretPolicy.SKIP
     assert config.cluster_name == "prod"
     assert (config.retention.max_age_seconds, config.retention.max_bytes) == (2 * 86400, 2**30)

@@ -26,7 +26,7 @@ async def test_resources_are_found_and_cached() -> None:
 
 async def test_missing_groups_and_kinds_are_not_installed() -> None:
     discovery = Discovery(FakeApi())  # type: ignore[arg-type]
-    with pytest.raises(NotInstalledError, match="does not serve example.com/v1"):
+    with pytest.raises(NotInstalledError, match=r"does not serve example\.com/v1"):
         await discovery.resource(parse_kind_key("example.com/v1.Widget"))
     with pytest.raises(NotInstalledError, match="apps/v1 has no kind Widget"):
         await discovery.resource(parse_kind_key("apps/v1.Widget"))

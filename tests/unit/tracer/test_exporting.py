@@ -158,7 +158,8 @@ def test_chunks_are_contiguous_and_report_progress(open_store: OpenStore,
         assert chunk.offset == offset
         offset += len(chunk.data)
     assert all(len(c.data) <= 1024 for c in data_chunks)
-    assert data_chunks[-1].last and data_chunks[-1].events_written == 2500
+    assert data_chunks[-1].last
+    assert data_chunks[-1].events_written == 2500
     assert data_chunks[-1].events_total == 2500
     assert 0 < data_chunks[len(data_chunks) // 2].events_written < 2500
 

@@ -53,7 +53,7 @@ async def api() -> AsyncIterator[KubeApi]:
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # noqa: SLF001
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     configuration = Configuration(host=f"http://127.0.0.1:{port}")
     async with ApiClient(configuration) as client:
         yield KubeApi(client, concurrency=2, request_timeout=5)

@@ -41,7 +41,8 @@ def test_a_run_starts_and_finishes_under_the_outermost_tracked_owner() -> None:
     done = lifecycles.observe(pod("Succeeded", start="2023-11-14T22:13:20Z",
                                   finished="2023-11-14T22:13:50Z"), CHAIN, now_ms=NOW,
                               deleted=False)
-    assert done is not None and done.end_ms == 1_700_000_030_000
+    assert done is not None
+    assert done.end_ms == 1_700_000_030_000
     running.pop("u1")
     # Seen again (a re-list): no second run.
     assert lifecycles.observe(pod("Succeeded", start="2023-11-14T22:13:20Z"), CHAIN,
@@ -52,13 +53,15 @@ def test_pods_first_seen_finished_or_deleted_while_running() -> None:
     lifecycles = tracker()
     done = lifecycles.observe(pod("Failed", start="2023-11-14T22:13:20Z"), CHAIN, now_ms=NOW,
                               deleted=False)
-    assert done is not None and (done.start_ms, done.end_ms) == (1_700_000_000_000, NOW)
+    assert done is not None
+    assert (done.start_ms, done.end_ms) == (1_700_000_000_000, NOW)
     known = RunFact(uid="u2", owner_kind="batch/v1.CronJob", owner="ns/nightly", pod="ns/q",
                     start_ms=5)
     lifecycles = tracker({"u2": known})
     gone = obj("v1.Pod", "q", metadata={"uid": "u2"}, status={"phase": "Running"})
     ended = lifecycles.observe(gone, (), now_ms=NOW, deleted=True)  # owners may be gone
-    assert ended is not None and (ended.start_ms, ended.end_ms, ended.owner) == (
+    assert ended is not None
+    assert (ended.start_ms, ended.end_ms, ended.owner) == (
         5, NOW, "ns/nightly")
     assert lifecycles.observe(pod("Pending"), CHAIN, now_ms=NOW, deleted=True) is None
 

@@ -47,4 +47,5 @@ current-context: x
     assert result.returncode == 2
     assert "--listen 'nowhere' is not HOST:PORT" in result.stderr
     missing = run()
-    assert missing.returncode == 2 and "Missing option '--store'" in missing.stderr
+    assert missing.returncode == 2
+    assert "Missing option '--store'" in missing.stderr

@@ -33,7 +33,8 @@ def test_written_segment_reads_back_with_index_and_meta(tmp_path: Path) -> None:
                              start_ms=5, end_ms=9))
     info = writer.seal()
     assert (info.events, info.first_ts, info.last_ts, info.state_objects) == (2, 2000, 3000, 1)
-    assert info.kinds == {"v1.Pod": 2} and info.complete
+    assert info.kinds == {"v1.Pod": 2}
+    assert info.complete
     items = list(segments.read_trace(tmp_path, 1, complete=True))
     assert isinstance(items[0], StateRecord)
     events = [item for item in items if isinstance(item, TraceEvent)]

@@ -52,7 +52,8 @@ async def test_export_streams_a_readable_trace(stub: Any, clock: Clock) -> None:
     store.delete(ref("apps/v1.Deployment", "web"))
     clock.tick()  # the window ends (exclusively) now
     chunks = await _export(client, chunk_bytes=1024)
-    assert chunks[-1].last and chunks[-1].progress.events_written == 2
+    assert chunks[-1].last
+    assert chunks[-1].progress.events_written == 2
     events = [item for item in NativeReader(io.BytesIO(b"".join(c.data for c in chunks)))
               if isinstance(item, TraceEvent)]
     assert [e.ts_ms for e in events] == [T0, T0 + 1000]
@@ -96,4 +97,6 @@ async def test_status_reports_kinds_and_store(stub: Any) -> None:
                                                    "no CRD")
     assert not widgets.HasField("last_event")
     assert (reply.store_events, reply.segments, reply.live_objects) == (1, 1, 1)
-    assert reply.oldest_ts_ms == T0 and reply.newest_ts_ms == T0 and reply.store_bytes > 0
+    assert reply.oldest_ts_ms == T0
+    assert reply.newest_ts_ms == T0
+    assert reply.store_bytes > 0

@@ -88,9 +88,9 @@ def test_a_crash_loses_only_what_was_never_flushed(open_store: OpenStore,
     store.apply(ref("v1.Pod", "p"), obj("v1.Pod", "p"))
     store.flush()
     store.apply(ref("v1.Pod", "lost"), obj("v1.Pod", "lost"))
-    os.close(store._lock)  # the process dies: no seal, the kernel drops the lock  # noqa: SLF001
-    store._lock = -1  # noqa: SLF001
-    recovered = Store(tmp_path / "store", header=store._header,  # noqa: SLF001
+    os.close(store._lock)  # the process dies: no seal, the kernel drops the lock
+    store._lock = -1
+    recovered = Store(tmp_path / "store", header=store._header,
                       retention=Retention(max_age_seconds=0, max_bytes=0))
     try:
         assert set(recovered.live) == {ref("v1.Pod", "p")}
