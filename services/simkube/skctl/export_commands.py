@@ -24,18 +24,42 @@ from simkube.core.errors import ConfigError
 from simkube.gen.simkube.tracer.v1 import tracer_pb2
 from simkube.trace import TraceFormat, TraceWriter, open_trace
 from simkube.trace.detect import format_for_path
-from simkube.tracer.client import export_to_file, get_status
+from simkube.tracer.client import ClientTls, export_to_file, get_status
 from simkube.tracer.exporting import ExportFilters
 from simkube.tracer.status import WatchState
 from simkube.tracer.units import parse_time_ms
 
 console = Console(stderr=True)
-tracer_option = click.option("--tracer", "address", required=True, metavar="HOST:PORT",
-                             help="Address of the sk-tracer gRPC service.")
+
+
+def tracer_options(command: Any) -> Any:
+    """--tracer and the TLS flags, shared by every command that talks to a tracer."""
+    for option in reversed([
+        click.option("--tracer", "address", required=True, metavar="HOST:PORT",
+                     help="Address of the sk-tracer gRPC service."),
+        click.option("--tls-ca", type=click.Path(path_type=Path),
+                     help="Use TLS and verify the tracer with this CA (PEM)."),
+        click.option("--tls-cert", type=click.Path(path_type=Path),
+                     help="Client certificate for a tracer that requires mTLS."),
+        click.option("--tls-key", type=click.Path(path_type=Path), help="Client key (PEM).")]):
+        command = option(command)
+    return command
+
+
+def _tls(ca: Path | None, cert: Path | None, key: Path | None) -> ClientTls | None:
+    if (cert is None) != (key is None):
+        raise ConfigError("--tls-cert and --tls-key go together")
+    if ca is None:
+        if cert is not None:
+            raise ConfigError("--tls-cert needs --tls-ca")
+        return None
+    tls = ClientTls(ca=ca, cert=cert, key=key)
+    tls.credentials()  # read the files now: a typo fails before connecting
+    return tls
 
 
 @click.command("export")
-@tracer_option
+@tracer_options
 @click.option("--start", help="Window start: RFC 3339, -15m style or now (default: oldest).")
 @click.option("--end", help="Window end, exclusive (default: now).")
 @click.option("--namespace", "namespaces", multiple=True, help="Only this namespace (repeat).")
@@ -46,11 +70,13 @@ tracer_option = click.option("--tracer", "address", required=True, metavar="HOST
 @click.option("--exclude-kind", "excluded_kinds", multiple=True, help="Leave out a kind.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True,
               help="Trace file to write (.sktrace/.json: SimKube format, else native).")
-def export_command(address: str, start: str | None, end: str | None,  # noqa: PLR0917
-                   namespaces: tuple[str, ...], excluded: tuple[str, ...],
+def export_command(address: str, tls_ca: Path | None,  # noqa: PLR0917
+                   tls_cert: Path | None, tls_key: Path | None, start: str | None,
+                   end: str | None, namespaces: tuple[str, ...], excluded: tuple[str, ...],
                    selectors: tuple[str, ...], kinds: tuple[str, ...],
                    excluded_kinds: tuple[str, ...], output: Path) -> None:
     """Export a time window of a tracer's recording as a trace file."""
+    tls = _tls(tls_ca, tls_cert, tls_key)
     now_ms = int(time.time() * 1000)
     start_ms = parse_time_ms(start, what="--start", now_ms=now_ms) if start else 0
     end_ms = parse_time_ms(end, what="--end", now_ms=now_ms) if end else now_ms
@@ -84,7 +110,7 @@ def export_command(address: str, start: str | None, end: str | None,  # noqa: PL
             del size
 
         size = asyncio.run(export_to_file(native, address=address, request=request,
-                                          progress=progress))
+                                          progress=progress, tls=tls))
     if native != output:
         try:
             source = open_trace(native)
@@ -107,11 +133,12 @@ def tracer_group() -> None:
 
 
 @tracer_group.command("status")
-@tracer_option
+@tracer_options
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
-def status_command(address: str, as_json: bool) -> None:
+def status_command(address: str, tls_ca: Path | None, tls_cert: Path | None,
+                   tls_key: Path | None, as_json: bool) -> None:
     """What each kind's watch is doing and what the store holds."""
-    reply = asyncio.run(get_status(address))
+    reply = asyncio.run(get_status(address, tls=_tls(tls_ca, tls_cert, tls_key)))
     if as_json:
         data: dict[str, Any] = MessageToDict(reply, preserving_proto_field_name=True,
                                              always_print_fields_with_no_presence=True)

@@ -12,12 +12,13 @@ import asyncio
 import os
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 import grpc
 
-from simkube.core.errors import SimkubeError
+from simkube.core.errors import ConfigError, SimkubeError
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
 
 Progress = Callable[[int, int, int], None]
@@ -26,6 +27,33 @@ Progress = Callable[[int, int, int], None]
 
 class TracerError(SimkubeError):
     """The tracer could not be reached or refused the request."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientTls:
+    """Verify the tracer with ``ca``; present ``cert``/``key`` when it requires mTLS."""
+
+    ca: Path
+    cert: Path | None = None
+    key: Path | None = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        def read(path: Path | None, what: str) -> bytes | None:
+            if path is None:
+                return None
+            try:
+                return path.read_bytes()
+            except OSError as exc:
+                raise ConfigError(f"TLS {what} {path} cannot be read: {exc.strerror}") from None
+        return grpc.ssl_channel_credentials(root_certificates=read(self.ca, "CA"),
+                                            private_key=read(self.key, "key"),
+                                            certificate_chain=read(self.cert, "certificate"))
+
+
+def channel(address: str, tls: ClientTls | None) -> grpc.aio.Channel:
+    if tls is None:
+        return grpc.aio.insecure_channel(address)
+    return grpc.aio.secure_channel(address, tls.credentials())
 
 
 def describe(error: grpc.aio.AioRpcError, *, address: str) -> TracerError:
@@ -39,7 +67,7 @@ def describe(error: grpc.aio.AioRpcError, *, address: str) -> TracerError:
 
 
 async def export_to_file(output: Path, *, address: str, request: tracer_pb2.ExportRequest,
-                         progress: Progress | None = None) -> int:
+                         progress: Progress | None = None, tls: ClientTls | None = None) -> int:
     """Write the exported trace to ``output`` atomically; returns the bytes written."""
     try:
         handle = tempfile.NamedTemporaryFile(  # noqa: SIM115  # closed below
@@ -50,7 +78,7 @@ async def export_to_file(output: Path, *, address: str, request: tracer_pb2.Expo
     try:
         with handle:
             size = await _receive(handle, address=address, request=request,
-                                  progress=progress)
+                                  progress=progress, tls=tls)
             handle.flush()
             os.fsync(handle.fileno())
         await asyncio.to_thread(temporary.replace, output)
@@ -60,11 +88,11 @@ async def export_to_file(output: Path, *, address: str, request: tracer_pb2.Expo
 
 
 async def _receive(handle: IO[bytes], *, address: str, request: tracer_pb2.ExportRequest,
-                   progress: Progress | None) -> int:
+                   progress: Progress | None, tls: ClientTls | None) -> int:
     size = 0
     finished = False
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = tracer_pb2_grpc.TracerStub(channel)
+    async with channel(address, tls) as connection:
+        stub = tracer_pb2_grpc.TracerStub(connection)
         try:
             async for chunk in stub.Export(request):
                 if chunk.offset != size:
@@ -82,10 +110,11 @@ async def _receive(handle: IO[bytes], *, address: str, request: tracer_pb2.Expor
     return size
 
 
-async def get_status(address: str, *, timeout: float = 10.0) -> tracer_pb2.GetStatusResponse:
-    async with grpc.aio.insecure_channel(address) as channel:
+async def get_status(address: str, *, timeout: float = 10.0,
+                     tls: ClientTls | None = None) -> tracer_pb2.GetStatusResponse:
+    async with channel(address, tls) as connection:
         try:
-            return await tracer_pb2_grpc.TracerStub(channel).GetStatus(
+            return await tracer_pb2_grpc.TracerStub(connection).GetStatus(
                 tracer_pb2.GetStatusRequest(), timeout=timeout)
         except grpc.aio.AioRpcError as exc:
             raise describe(exc, address=address) from None

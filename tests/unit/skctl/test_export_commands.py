@@ -15,6 +15,8 @@ pytestmark = pytest.mark.unit
     (["--kind", "Deployment"], "--kind 'Deployment' is not a kind key"),
     (["--namespace", "a", "--exclude-namespace", "a"], "both included and excluded"),
     (["--selector", "app in (x"], "unclosed"),
+    (["--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
+    (["--tls-ca", "missing-ca.pem"], "TLS CA missing-ca.pem cannot be read"),
 ])
 def test_bad_export_flags_fail_before_connecting(args: list[str], message: str,
                                                  tmp_path: Path) -> None:

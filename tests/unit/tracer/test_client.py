@@ -58,3 +58,33 @@ async def test_failures_leave_nothing_behind(address: str, tmp_path: Path) -> No
     with pytest.raises(TracerError, match="cannot reach"):
         await get_status("127.0.0.1:9", timeout=2)
     assert list(output.parent.iterdir()) == []
+
+
+async def test_mutual_tls(open_store: Callable[..., Store], clock: Clock,
+                          tmp_path: Path) -> None:
+    from simkube.core.serving import TlsConfig  # noqa: PLC0415
+    from simkube.env.certs import generate_pki  # noqa: PLC0415
+    from simkube.tracer.client import ClientTls  # noqa: PLC0415
+
+    generate_pki(tmp_path)
+    servicer = TracerService(store=open_store(), statuses=[], header=lambda: HEADER,
+                             clock=clock)
+
+    def register(server: grpc.aio.Server) -> Sequence[str]:
+        tracer_pb2_grpc.add_TracerServicer_to_server(servicer, server)
+        return []
+
+    service = Service(name="tls-test", listen="127.0.0.1:0", grace=0.5,
+                      tls=TlsConfig(cert=tmp_path / "apiserver.crt",
+                                    key=tmp_path / "apiserver.key",
+                                    client_ca=tmp_path / "ca.crt"))
+    await service.start(register)
+    try:
+        address = f"localhost:{service.port}"
+        tls = ClientTls(ca=tmp_path / "ca.crt", cert=tmp_path / "admin.crt",
+                        key=tmp_path / "admin.key")
+        assert (await get_status(address, tls=tls)).segments == 1
+        with pytest.raises(TracerError):
+            await get_status(address, tls=ClientTls(ca=tmp_path / "ca.crt"), timeout=3)
+    finally:
+        await service.stop()
