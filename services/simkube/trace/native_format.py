@@ -49,10 +49,15 @@ def envelope_of(obj: KubeObject, *, where: str) -> Envelope:
             msgpack.packb(obj, use_bin_type=True)]
 
 
-def check_envelopes(raw: Any, *, where: str) -> list[Envelope]:
+def located(where: str, event: int | None) -> str:
+    """``where`` with the event number, built only when an error needs it."""
+    return where if event is None else f"{where}, event {event}"
+
+
+def check_envelopes(raw: Any, *, where: str, event: int | None = None) -> list[Envelope]:
     """The record's envelope list, with every identity field and body type checked."""
     if type(raw) is not list:
-        raise TraceFormatError("expected a list of objects", where=where)
+        raise TraceFormatError("expected a list of objects", where=located(where, event))
     for index, env in enumerate(raw):
         # One flat test per envelope: this runs for every object of every event read.
         if (type(env) is not list or len(env) != 5 or type(env[0]) is not str or not env[0]
@@ -60,7 +65,7 @@ def check_envelopes(raw: Any, *, where: str) -> list[Envelope]:
                 or type(env[3]) is not str or not env[3] or type(env[4]) is not bytes):
             raise TraceFormatError("malformed object envelope (expected apiVersion, kind, "
                                    "namespace, name and a binary body)",
-                                   where=f"{where}, object {index}")
+                                   where=f"{located(where, event)}, object {index}")
     return raw
 
 
@@ -69,8 +74,9 @@ class EncodedBatch:
 
     __slots__ = ("_index", "_limits", "_source", "_where", "envelopes")
 
-    def __init__(self, envelopes: list[Envelope], *, where: str, limits: ReadLimits,
+    def __init__(self, envelopes: list[Envelope], where: str, limits: ReadLimits,
                  index: int | None = None, source: str | None = None) -> None:
+        # Positional: one of these is made per event read, and keywords cost time there.
         self.envelopes = envelopes
         self._where = where  # the record; ``index`` the event in it (formatted only on error)
         self._index = index
@@ -79,7 +85,7 @@ class EncodedBatch:
 
     @property
     def where(self) -> str:
-        return self._where if self._index is None else f"{self._where}, event {self._index}"
+        return located(self._where, self._index)
 
     def __len__(self) -> int:
         return len(self.envelopes)

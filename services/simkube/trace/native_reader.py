@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits, unpack_capped
@@ -65,6 +65,7 @@ class NativeReader:
         self._source = source  # names the file in errors raised when objects are decoded later
         self._pending: tuple[int, Any, Any] | None = None  # held back: see _events
         self._last_ts = 0
+        self.lifecycles: list[PodLifecycle] = []  # filled by ``events()``
         self._frames = RecordFrames(stream, limits=limits, base_offset=PREAMBLE.size)
         record, where = self._next_record()
         if record is None or record[0] != RecordKind.HEADER or len(record) != 2:
@@ -72,6 +73,15 @@ class NativeReader:
         self.header: TraceHeader = decode_header(record[1], version=self.version, where=where)
 
     def __iter__(self) -> Iterator[TraceItem]:
+        """Every record's content in stream order: state, events and lifecycles."""
+        return self._walk(events_only=False)
+
+    def events(self) -> Iterator[TraceEvent]:
+        """Only the events (the fast path of a replay); lifecycle records met on the way are
+        collected in ``lifecycles``, initial-state records are checked and skipped."""
+        return cast("Iterator[TraceEvent]", self._walk(events_only=True))
+
+    def _walk(self, *, events_only: bool) -> Iterator[TraceItem]:
         counts = {"events": 0, "state objects": 0, "lifecycle records": 0}
         while True:
             record, where = self._next_record()
@@ -88,10 +98,15 @@ class NativeReader:
                     raise TraceFormatError("initial state after the first event", where=where)
                 objects = self._batch(check_envelopes(record[1], where=where), where)
                 counts["state objects"] += len(objects)
-                yield StateRecord(objects)
+                if not events_only:
+                    yield StateRecord(objects)
             elif kind == RecordKind.LIFECYCLE:
                 counts["lifecycle records"] += 1
-                yield _lifecycle(record, where=where)
+                lifecycle = _lifecycle(record, where=where)
+                if events_only:
+                    self.lifecycles.append(lifecycle)
+                else:
+                    yield lifecycle
             elif kind == RecordKind.END:
                 _check_end(record, counts, self._frames.checksum, where=where)
                 self._frames.expect_end()
@@ -129,13 +144,11 @@ class NativeReader:
                 raise TraceFormatError(_bad_ts(ts, last_ts), where=f"{where}, event {index}")
             last_ts = ts
             if applied or type(applied) is not list:
-                check_envelopes(applied, where=f"{where}, event {index}")
-                applied = EncodedBatch(applied, where=where, index=index, limits=limits,
-                                       source=source)
+                check_envelopes(applied, where=where, event=index)
+                applied = EncodedBatch(applied, where, limits, index, source)
             if deleted or type(deleted) is not list:
-                check_envelopes(deleted, where=f"{where}, event {index}")
-                deleted = EncodedBatch(deleted, where=where, index=index, limits=limits,
-                                       source=source)
+                check_envelopes(deleted, where=where, event=index)
+                deleted = EncodedBatch(deleted, where, limits, index, source)
             if index < last:
                 yield TraceEvent(ts_ms=ts, applied=applied, deleted=deleted)
             else:
@@ -167,7 +180,7 @@ class NativeReader:
         return self._batch(envelopes, where) if envelopes else envelopes
 
     def _batch(self, envelopes: list[Envelope], where: str) -> EncodedBatch:
-        return EncodedBatch(envelopes, where=where, limits=self._limits, source=self._source)
+        return EncodedBatch(envelopes, where, self._limits, None, self._source)
 
 
 def _bad_ts(ts: Any, last_ts: int) -> str:

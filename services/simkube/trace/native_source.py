@@ -44,17 +44,13 @@ class NativeSource:
             raise exc.with_source(self.name) from None
 
     def events(self) -> Iterator[TraceEvent]:
-        lifecycles: list[PodLifecycle] = []
         try:
             with self._opener() as stream:
-                for item in NativeReader(stream, limits=self._limits, source=self.name):
-                    if isinstance(item, TraceEvent):
-                        yield item
-                    elif isinstance(item, PodLifecycle):
-                        lifecycles.append(item)
+                reader = NativeReader(stream, limits=self._limits, source=self.name)
+                yield from reader.events()
         except TraceFormatError as exc:
             raise exc.with_source(self.name) from None
-        self._lifecycles = merge_lifecycles(lifecycles)
+        self._lifecycles = merge_lifecycles(reader.lifecycles)
 
     def lifecycles(self) -> list[PodLifecycle]:
         if self._lifecycles is None:
