@@ -6,5 +6,6 @@ Layers, imported in one direction only::
                     └▶ watching ─▶ kubeapi, discovery, owners
                     └▶ recorder ─▶ store, lifecycles, sanitising
 
-``config``, ``kinds``, ``selectors`` and ``units`` are leaves every layer may use.
+``config``, ``kinds`` and ``units`` are leaves every layer may use; label selectors come
+from ``simkube.trace.selectors``, shared with the trace tools.
 """

@@ -24,8 +24,8 @@ from typing import Any
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import ConfigError
 from simkube.trace.model import TrackedKind
+from simkube.trace.selectors import LabelSelector, parse_selector
 from simkube.tracer.kinds import KindKey, parse_kind_key
-from simkube.tracer.selectors import LabelSelector, parse_selector
 from simkube.tracer.units import parse_duration, parse_size
 
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

@@ -35,11 +35,11 @@ from simkube.trace import (
 )
 from simkube.trace.native_format import Envelope
 from simkube.trace.native_reader import TraceItem
+from simkube.trace.selectors import LabelSelector, parse_selector
 from simkube.tracer import segments
 from simkube.tracer.config import valid_namespace
 from simkube.tracer.kinds import parse_kind_key
 from simkube.tracer.segments import Ancestors, RunFact
-from simkube.tracer.selectors import LabelSelector, parse_selector
 from simkube.tracer.store import SegmentView
 
 TICK_RECORDS = 2_000  # hand control back to the event loop this often

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.unit
     (["--start", "-5m", "--end", "-10m"], "--end (-10m) must be after --start (-5m)"),
     (["--kind", "Deployment"], "--kind 'Deployment' is not a kind key"),
     (["--namespace", "a", "--exclude-namespace", "a"], "both included and excluded"),
-    (["--selector", "app in (x"], "unclosed"),
+    (["--selector", "app in (x"], "cannot parse"),
     (["--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
     (["--tls-ca", "missing-ca.pem"], "TLS CA missing-ca.pem cannot be read"),
 ])

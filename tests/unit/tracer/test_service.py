@@ -71,7 +71,7 @@ async def test_export_streams_a_readable_trace(stub: Any, clock: Clock) -> None:
     ({"chunk_bytes": 64 * 2**20}, "is outside"),
     ({"filters": tracer_pb2.ExportFilters(include_kinds=["Deployment"])},
      "filters: kind filter 'Deployment' is not a kind key"),
-    ({"filters": tracer_pb2.ExportFilters(label_selectors=["app in (x"])}, "unclosed"),
+    ({"filters": tracer_pb2.ExportFilters(label_selectors=["app in (x"])}, "cannot parse"),
     ({"filters": tracer_pb2.ExportFilters(exclude_namespaces=["UPPER"])},
      "not a valid namespace"),
 ])

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
+from simkube.trace.selectors import parse_selector
 from simkube.tracer.config import KindConfig, SecretPolicy
 from simkube.tracer.discovery import Discovery
 from simkube.tracer.kinds import parse_kind_key
 from simkube.tracer.kubeapi import ApiError, GoneError
 from simkube.tracer.owners import OwnerResolver
 from simkube.tracer.recorder import Recorder
-from simkube.tracer.selectors import parse_selector
 from simkube.tracer.status import KindStatus, WatchState
 from simkube.tracer.store import Store
 from simkube.tracer.watching import Backoff, KindWatcher
