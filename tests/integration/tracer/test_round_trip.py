@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -9,8 +10,7 @@ from typing import Any
 import pytest
 from kubernetes_asyncio import client
 
-from simkube.trace import open_trace, read_trace
-from simkube.trace.info import summarise
+from simkube.trace import read_trace
 from tests.conftest import skctl
 from tests.integration.tracer.conftest import TracerProcess
 from tests.integration.tracer.test_recording import DEPLOYMENT, recorded
@@ -41,12 +41,15 @@ async def test_deployment_round_trip_exports_one_create_one_change_one_delete(
 
     output = tmp_path / "t.trace"
     skctl("export", "--tracer", process.address, "-o", str(output))
-    info = summarise(open_trace(output)).to_json()
+    info = json.loads(skctl("trace", "info", "--json", str(output)).stdout)
     assert info["applied_by_kind"] == {DEPLOYMENT: 2}  # created, then scaled
     assert info["deleted_by_kind"] == {DEPLOYMENT: 1}
     assert info["namespaces"] == [namespace]
     trace = read_trace(output)
     assert [e.applied[0]["spec"]["replicas"] for e in trace.events if e.applied] == [3, 5]
+    status = json.loads(skctl("tracer", "status", "--tracer", process.address, "--json").stdout)
+    assert {k["kind"]: k["state"] for k in status["kinds"]} == {DEPLOYMENT: "WATCHING",
+                                                               "v1.Pod": "WATCHING"}
     # Five pods ran for the exported Deployment; their runs come with it.
     [lifecycle] = trace.lifecycles
     assert (lifecycle.owner_kind, lifecycle.owner) == (DEPLOYMENT, f"{namespace}/web")
