@@ -15,6 +15,7 @@ next to its msgpack-encoded body, so tools that only count or filter never decod
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from enum import IntEnum
 from typing import Any
 
@@ -43,10 +44,24 @@ class RecordKind(IntEnum):
     END = 6  # [6, events, state objects, lifecycle records, CRC-32 of the records before]
 
 
-def envelope_of(obj: KubeObject, *, where: str) -> Envelope:
-    ref = check_object(obj, where=where)
-    return [ref.api_version, ref.kind, ref.namespace, ref.name,
-            msgpack.packb(obj, use_bin_type=True)]
+_PACK = msgpack.Packer(use_bin_type=True).pack
+
+
+def envelope_of(obj: KubeObject, *, where: str, index: int | None = None,
+                pack: Callable[[Any], bytes] = _PACK) -> Envelope:
+    """The object in its envelope; ``pack`` lets a writer reuse its own msgpack packer."""
+    # Checked inline (this runs for every object written); check_object explains failures.
+    meta = obj.get("metadata") if type(obj) is dict else None
+    if type(meta) is dict:
+        api_version, kind, name = obj.get("apiVersion"), obj.get("kind"), meta.get("name")
+        namespace = meta.get("namespace")
+        if namespace is None:
+            namespace = ""
+        if (type(api_version) is str and api_version and type(kind) is str and kind
+                and type(name) is str and name and type(namespace) is str):
+            return [api_version, kind, namespace, name, pack(obj)]
+    check_object(obj, where=where if index is None else f"{where}, object {index}")
+    raise AssertionError("check_object accepts only what the fast path accepts")
 
 
 def located(where: str, event: int | None) -> str:

@@ -64,8 +64,9 @@ class NativeWriter:
         """Add objects to the initial state; all of it must come before the first event."""
         if self._events:
             raise ValueError("the initial state must be written before any event")
-        envelopes = [envelope_of(obj, where=f"initial state object {self._state_objects + i}")
-                     for i, obj in enumerate(objects)]
+        pack = self._packer.pack
+        envelopes = [envelope_of(obj, where="initial state", index=i, pack=pack)
+                     for i, obj in enumerate(objects, start=self._state_objects)]
         for chunk in _chunks(envelopes):
             self._record([RecordKind.STATE, chunk])
         self._state_objects += len(envelopes)
@@ -84,10 +85,13 @@ class NativeWriter:
                 "`skctl trace fix --fix timestamps-backwards=sort` reorders a trace")
         raw_applied, raw_deleted = event.encoded()
         # Objects read from a native file and never touched are copied as they are.
+        pack = self._packer.pack
         applied = (raw_applied.envelopes if isinstance(raw_applied, EncodedBatch)
-                   else _encode(event.applied, where=where))
+                   else [envelope_of(obj, where=where, index=i, pack=pack)
+                         for i, obj in enumerate(event.applied)])
         deleted = (raw_deleted.envelopes if isinstance(raw_deleted, EncodedBatch)
-                   else _encode(event.deleted, where=where))
+                   else [envelope_of(obj, where=where, index=i, pack=pack)
+                         for i, obj in enumerate(event.deleted)])
         size = sum(len(env[4]) for env in applied) + sum(len(env[4]) for env in deleted)
         self._last_ts = ts
         self._events += 1
@@ -159,10 +163,6 @@ class NativeWriter:
         framed = RECORD_LENGTH.pack(len(data)) + data
         self._crc = zlib.crc32(framed, self._crc)
         self._out.write(framed)
-
-
-def _encode(objects: list[KubeObject], *, where: str) -> list[Envelope]:
-    return [envelope_of(obj, where=f"{where}, object {i}") for i, obj in enumerate(objects)]
 
 
 def _chunks(items: list[Any]) -> list[list[Any]]:
