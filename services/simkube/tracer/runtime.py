@@ -24,7 +24,7 @@ from simkube.core.errors import ConfigError
 from simkube.core.logs import get_logger
 from simkube.core.serving import Service, TlsConfig, parse_address
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
-from simkube.trace import TraceHeader
+from simkube.trace import ObjectRef, TraceHeader
 from simkube.tracer.config import KindConfig, TracerConfig
 from simkube.tracer.discovery import Discovery
 from simkube.tracer.kinds import KindKey
@@ -102,7 +102,8 @@ class Tracer:
             store = self.store = Store(options.store, header=self.header,
                                        retention=options.config.retention,
                                        segment_bytes=options.segment_bytes,
-                                       segment_seconds=options.segment_seconds)
+                                       segment_seconds=options.segment_seconds,
+                                       keep=self._still_tracked)
             servicer = TracerService(store=store, statuses=self.statuses,
                                      header=lambda: replace(self.header,
                                                             created_ms=store.now_ms()))
@@ -116,6 +117,12 @@ class Tracer:
             await self._release()
             raise
         self._start_recording(store, self._api)
+
+    def _still_tracked(self, ref: ObjectRef) -> bool:
+        """Whether an object recovered from the store is still within what is tracked (the
+        config may have changed between runs); others are forgotten, not deleted."""
+        kind = self.options.config.kind(ref.kind_key)
+        return kind is not None and kind.in_scope(ref.namespace)
 
     def _start_recording(self, store: Store, client: ApiClient) -> None:
         cfg = self.options.config
@@ -131,8 +138,12 @@ class Tracer:
                                 owners=owners, recorder=recorder)
                     for kind, status in zip(cfg.kinds, self.statuses, strict=True)]
         if lifecycle_kinds and cfg.kind(POD.key) is None:
-            # Pods are watched for their lifecycles only; none of them is recorded.
-            pods = KindConfig(kind=POD)
+            # Pods are watched for their lifecycles only; none of them is recorded. When every
+            # lifecycle-tracked kind is limited to some namespaces, so is this watch.
+            owners_of_runs = [kind for kind in cfg.kinds if kind.track_lifecycle]
+            limited = all(kind.namespaces for kind in owners_of_runs)
+            pods = KindConfig(kind=POD, namespaces=frozenset().union(
+                *(kind.namespaces for kind in owners_of_runs)) if limited else frozenset())
             watchers.append(KindWatcher(kind=pods, status=KindStatus(kind=POD.key), api=api,
                                         discovery=discovery, owners=owners,
                                         recorder=recorder, record=False))

@@ -65,7 +65,8 @@ class Store:
 
     def __init__(self, directory: Path, *, header: TraceHeader, retention: Retention,
                  segment_bytes: int = 64 * 2**20, segment_seconds: float = 3600.0,
-                 clock: Clock = time.time) -> None:
+                 clock: Clock = time.time,
+                 keep: Callable[[ObjectRef], bool] | None = None) -> None:
         self.directory = directory
         self._header = header
         self._retention = retention
@@ -81,6 +82,8 @@ class Store:
         self._lock = _lock(directory)
         try:
             self._recover()
+            if keep is not None:
+                self.live = {ref: live for ref, live in self.live.items() if keep(ref)}
             self._current = self._open_segment()
         except BaseException:
             os.close(self._lock)

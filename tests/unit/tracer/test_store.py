@@ -82,6 +82,22 @@ def test_restart_restores_live_state_and_keeps_history(open_store: OpenStore, cl
     assert again.status().segments == 2
 
 
+def test_objects_no_longer_tracked_are_forgotten_not_deleted(open_store: OpenStore,
+                                                           tmp_path: Path) -> None:
+    store = open_store()
+    store.apply(ref("v1.Pod", "p"), obj("v1.Pod", "p"))
+    store.apply(ref("v1.ConfigMap", "c"), obj("v1.ConfigMap", "c"))
+    store.close()
+    again = Store(tmp_path / "store", header=store._header,
+                  retention=Retention(max_age_seconds=0, max_bytes=0),
+                  keep=lambda r: r.kind == "Pod")
+    try:
+        assert set(again.live) == {ref("v1.Pod", "p")}
+        assert again.status().events == 2  # no deletion was recorded
+    finally:
+        again.close()
+
+
 def test_a_crash_loses_only_what_was_never_flushed(open_store: OpenStore,
                                                    tmp_path: Path) -> None:
     store = open_store()
