@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import Any
 
 from simkube.core.logs import get_logger
@@ -82,7 +83,10 @@ class KindWatcher:
                     lists += 1
                     version = await self._list(resource)
                     while True:  # a clean end of a watch resumes; errors re-list
+                        started = time.monotonic()
                         version = await self._watch(resource, version)
+                        if time.monotonic() - started < 1:  # closed at once: do not spin
+                            await asyncio.sleep(self._backoff.next_delay())
                 except GoneError as exc:
                     log.info("resourceVersion expired; re-listing", kind=self.kind.kind.key,
                              error=str(exc))
