@@ -13,18 +13,15 @@ from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits
 from simkube.trace.model import KubeObject, PodLifecycle, TraceEvent, merge_lifecycles
 from simkube.trace.native_reader import NativeReader, StateRecord
-from simkube.trace.source import Opener, TraceFormat
+from simkube.trace.source import FileSource, Opener, TraceFormat
 
 
-class NativeSource:
+class NativeSource(FileSource):
     format = TraceFormat.NATIVE
 
     def __init__(self, opener: Opener, *, name: str, size_bytes: int,
                  limits: ReadLimits = DEFAULT_LIMITS) -> None:
-        self.name = name
-        self.size_bytes = size_bytes
-        self._opener = opener
-        self._limits = limits
+        super().__init__(opener, name=name, size_bytes=size_bytes, limits=limits)
         self._lifecycles: list[PodLifecycle] | None = None
         try:
             with opener() as stream:

@@ -25,20 +25,17 @@ from simkube.trace.limits import (
 )
 from simkube.trace.model import KubeObject, PodLifecycle, Trace, TraceEvent, TraceHeader
 from simkube.trace.simkube_v2 import check_version, decode_config, decode_event, decode_lifecycle
-from simkube.trace.source import InMemorySource, Opener, TraceFormat
+from simkube.trace.source import FileSource, InMemorySource, Opener, TraceFormat
 
 REQUIRED = ("version", "config", "events")
 
 
-class SimkubeV2Source:
+class SimkubeV2Source(FileSource):
     format = TraceFormat.SIMKUBE_V2
 
     def __init__(self, opener: Opener, *, name: str, size_bytes: int,
                  limits: ReadLimits = DEFAULT_LIMITS) -> None:
-        self.name = name
-        self.size_bytes = size_bytes
-        self._opener = opener
-        self._limits = limits
+        super().__init__(opener, name=name, size_bytes=size_bytes, limits=limits)
         self._events_offset = 0
         self.event_count = 0
         self._lifecycles: list[PodLifecycle] = []

@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from enum import Enum
 from typing import IO, Protocol
 
+from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits
 from simkube.trace.model import KubeObject, PodLifecycle, Trace, TraceEvent, TraceHeader
 
 Opener = Callable[[], AbstractContextManager[IO[bytes]]]
@@ -43,6 +44,19 @@ class TraceSource(Protocol):
     def initial_state(self) -> Iterator[KubeObject]: ...
     def events(self) -> Iterator[TraceEvent]: ...
     def lifecycles(self) -> list[PodLifecycle]: ...
+
+
+class FileSource:
+    """What sources over re-openable bytes share: a name for errors, a size, an opener."""
+
+    format: TraceFormat
+
+    def __init__(self, opener: Opener, *, name: str, size_bytes: int,
+                 limits: ReadLimits = DEFAULT_LIMITS) -> None:
+        self.name = name
+        self.size_bytes = size_bytes
+        self._opener = opener
+        self._limits = limits
 
 
 class InMemorySource:

@@ -27,7 +27,7 @@ from tests.unit.trace.conftest import native_bytes, sample_trace
 from tests.unit.trace.strategies import traces
 
 pytestmark = pytest.mark.unit
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 
