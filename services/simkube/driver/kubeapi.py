@@ -72,6 +72,19 @@ class KubeClient:
     def __init__(self, api: Any) -> None:
         self._api = api
         self.host: str = api.configuration.host
+        rest = api.rest_client
+        # Our own session on kubernetes_asyncio's connector (its TLS and pool settings):
+        # theirs trusts the environment, which costs two thread hops per request for proxy
+        # and netrc lookups. A kubeconfig's proxy-url is still honoured.
+        self._session = aiohttp.ClientSession(connector=rest.pool_manager.connector,
+                                              connector_owner=False, trust_env=False)
+        self._extra: dict[str, Any] = {}
+        if getattr(rest, "proxy", None):
+            self._extra["proxy"] = rest.proxy
+            if getattr(rest, "proxy_headers", None):
+                self._extra["proxy_headers"] = rest.proxy_headers
+        if getattr(rest, "server_hostname", None):
+            self._extra["server_hostname"] = rest.server_hostname
 
     @classmethod
     async def connect(cls, *, kubeconfig: Path | None, pool_size: int = 256) -> KubeClient:
@@ -94,6 +107,7 @@ class KubeClient:
         return cls(client.ApiClient(configuration))
 
     async def close(self) -> None:
+        await self._session.close()
         await self._api.close()
 
     async def _headers(self, content_type: str) -> dict[str, str]:
@@ -105,11 +119,11 @@ class KubeClient:
                       query: Mapping[str, str] | None = None, content_type: str = JSON,
                       timeout: float = REQUEST_TIMEOUT) -> dict[str, Any]:
         data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        session = self._api.rest_client.pool_manager
         try:
-            async with session.request(method, self.host + path, params=query, data=data,
-                                       headers=await self._headers(content_type),
-                                       timeout=aiohttp.ClientTimeout(total=timeout)) as reply:
+            async with self._session.request(
+                    method, self.host + path, params=query, data=data,
+                    headers=await self._headers(content_type),
+                    timeout=aiohttp.ClientTimeout(total=timeout), **self._extra) as reply:
                 payload = await reply.read()
                 if not 200 <= reply.status < 300:
                     raise ApiError.from_response(reply.status, payload)
@@ -124,13 +138,12 @@ class KubeClient:
     async def watch(self, path: str, *, query: Mapping[str, str],
                     ) -> AsyncIterator[dict[str, Any]]:
         """Watch events (``{"type": ..., "object": ...}``) until the server ends the stream."""
-        session = self._api.rest_client.pool_manager
         params = {**query, "watch": "true"}
         try:
-            async with session.get(self.host + path, params=params,
-                                   headers=await self._headers(JSON),
-                                   timeout=aiohttp.ClientTimeout(total=None,
-                                                                 sock_connect=10)) as reply:
+            async with self._session.get(
+                    self.host + path, params=params, headers=await self._headers(JSON),
+                    timeout=aiohttp.ClientTimeout(total=None, sock_connect=10),
+                    **self._extra) as reply:
                 if reply.status != 200:
                     raise ApiError.from_response(reply.status, await reply.read())
                 buffer = b""

@@ -164,7 +164,9 @@ class Simulation:
             self._finish(SimulationState.FAILED, message=f"the replay stopped: {exc}")
         except Exception as exc:
             self._finish(SimulationState.FAILED, message=f"internal error: {exc!r}")
-            log.error("simulation crashed", simulation=self.name,
+            # The traceback as a plain field: the state is already FAILED, and no renderer's
+            # exception formatting can get in the way of the cleanup below.
+            log.error("simulation crashed", simulation=self.name,  # noqa: TRY400
                       traceback="".join(traceback.format_exception(exc)))
         finally:
             for helper in helpers:
