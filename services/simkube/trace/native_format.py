@@ -19,8 +19,7 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import Any
 
-import msgpack
-
+from simkube.trace.encoding import ENCODE_ERRORS, PACK, encode_error
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DECODE_ERRORS, ReadLimits, describe_decode_error, unpack_raw
 from simkube.trace.model import KubeObject, ObjectRef, TraceHeader, TrackedKind
@@ -44,11 +43,8 @@ class RecordKind(IntEnum):
     END = 6  # [6, events, state objects, lifecycle records, CRC-32 of the records before]
 
 
-_PACK = msgpack.Packer(use_bin_type=True).pack
-
-
 def envelope_of(obj: KubeObject, *, where: str, index: int | None = None,
-                pack: Callable[[Any], bytes] = _PACK) -> Envelope:
+                pack: Callable[[Any], bytes] | None = None) -> Envelope:
     """The object in its envelope; ``pack`` lets a writer reuse its own msgpack packer."""
     # Checked inline (this runs for every object written); check_object explains failures.
     meta = obj.get("metadata") if type(obj) is dict else None
@@ -59,7 +55,11 @@ def envelope_of(obj: KubeObject, *, where: str, index: int | None = None,
             namespace = ""
         if (type(api_version) is str and api_version and type(kind) is str and kind
                 and type(name) is str and name and type(namespace) is str):
-            return [api_version, kind, namespace, name, pack(obj)]
+            try:
+                body = (pack or PACK)(obj)
+            except ENCODE_ERRORS as exc:
+                raise encode_error(exc, where=f"{where}, object {index}") from None
+            return [api_version, kind, namespace, name, body]
     check_object(obj, where=where if index is None else f"{where}, object {index}")
     raise AssertionError("check_object accepts only what the fast path accepts")
 

@@ -16,6 +16,7 @@ from typing import IO, Any
 import msgpack
 import zstandard
 
+from simkube.trace.encoding import pack_checked
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DEFAULT_LIMITS
 from simkube.trace.model import (
@@ -155,7 +156,7 @@ class NativeWriter:
             self._out.flush(zstandard.FLUSH_FRAME)
 
     def _record(self, record: list[Any]) -> None:
-        data = self._packer.pack(record)
+        data = pack_checked(record, where="record", pack=self._packer.pack)
         limit = DEFAULT_LIMITS.max_record_bytes
         if len(data) > limit:
             raise TraceFormatError(f"a record of {len(data)} bytes exceeds the format's limit "

@@ -14,6 +14,7 @@ import hashlib
 import json
 from typing import Any
 
+from simkube.trace.encoding import ENCODE_ERRORS, encode_error
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.model import KubeObject, PodLifecycle, PodRun, TraceEvent, TrackedKind
 from simkube.trace.objects import check_object
@@ -133,10 +134,13 @@ def encode_lifecycle(lifecycle: PodLifecycle, *, fallback_hash: int,
     return by_hash
 
 
-def stable_hash(value: Any) -> int:
+def stable_hash(value: Any, *, where: str = "hash") -> int:
     """An unsigned 64-bit hash: BLAKE2b (8-byte digest, big-endian) of canonical JSON."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=_json_fallback)
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          default=_json_fallback)
+    except ENCODE_ERRORS as exc:
+        raise encode_error(exc, where=where) from None
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
@@ -152,7 +156,8 @@ class IndexBuilder:
 
     def add(self, obj: KubeObject) -> None:
         ref = check_object(obj, where="index")
-        self.index.setdefault(ref.kind_key, {})[ref.ns_name] = stable_hash(obj.get("spec"))
+        self.index.setdefault(ref.kind_key, {})[ref.ns_name] = stable_hash(
+            obj.get("spec"), where=f"index entry of {ref}")
 
     def owner_hash(self, lifecycle: PodLifecycle) -> int:
         known = self.index.get(lifecycle.owner_kind, {}).get(lifecycle.owner)

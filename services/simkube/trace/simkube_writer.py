@@ -17,6 +17,7 @@ from typing import IO, Any
 
 import msgpack
 
+from simkube.trace.encoding import ENCODE_ERRORS, pack_checked
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.model import KubeObject, PodLifecycle, TraceEvent, TraceHeader, merge_lifecycles
 from simkube.trace.simkube_v2 import (
@@ -82,7 +83,8 @@ class SimkubeV2Writer:
             prefix = b"," if self._events else b""
             self._spool.write(prefix + _json(document, where=f"event {self._events}"))
         else:
-            self._spool.write(self._packer.pack(document))
+            self._spool.write(pack_checked(document, where=f"event {self._events}",
+                                           pack=self._packer.pack))
         self._events += 1
 
     def _write_msgpack(self, config: dict[str, Any]) -> None:
@@ -96,7 +98,8 @@ class SimkubeV2Writer:
             lc, fallback_hash=self._index.owner_hash(lc))
             for lc in merge_lifecycles(self._lifecycles)}
         out.write(pack("index") + pack(self._index.index))
-        out.write(pack("pod_lifecycles") + pack(lifecycles))
+        out.write(pack("pod_lifecycles") + pack_checked(lifecycles, where="pod_lifecycles",
+                                                        pack=pack))
 
     def _write_json(self, config: dict[str, Any]) -> None:
         out = self._stream
@@ -110,5 +113,6 @@ class SimkubeV2Writer:
 def _json(value: Any, *, where: str) -> bytes:
     try:
         return json.dumps(value, separators=(",", ":")).encode()
-    except (TypeError, ValueError) as exc:
-        raise TraceFormatError(f"cannot be written as JSON: {exc}", where=where) from None
+    except ENCODE_ERRORS as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        raise TraceFormatError(f"cannot be written as JSON: {reason}", where=where) from None

@@ -7,12 +7,12 @@ events can be streamed several times without ever holding them all.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from enum import Enum
 from typing import IO, Protocol
 
+from simkube.trace.encoding import copy_value
 from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits
 from simkube.trace.model import KubeObject, PodLifecycle, Trace, TraceEvent, TraceHeader
 
@@ -71,12 +71,13 @@ class InMemorySource:
         self.size_bytes = size_bytes
 
     def initial_state(self) -> Iterator[KubeObject]:
-        return iter(copy.deepcopy(self.trace.initial_state))
+        return iter(copy_value(self.trace.initial_state, where=f"{self.name}: initial state"))
 
     def events(self) -> Iterator[TraceEvent]:
-        for event in self.trace.events:
-            yield TraceEvent(ts_ms=event.ts_ms, applied=copy.deepcopy(event.applied),
-                             deleted=copy.deepcopy(event.deleted))
+        for index, event in enumerate(self.trace.events):
+            where = f"{self.name}: events[{index}]"
+            yield TraceEvent(ts_ms=event.ts_ms, applied=copy_value(event.applied, where=where),
+                             deleted=copy_value(event.deleted, where=where))
 
     def lifecycles(self) -> list[PodLifecycle]:
         return list(self.trace.lifecycles)

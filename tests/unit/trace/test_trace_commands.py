@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 from click.testing import CliRunner, Result
 
@@ -157,3 +158,33 @@ def test_skctl_exit_codes_and_messages(tmp_path: Path, samples: Path,
     assert "error: " in capsys.readouterr().err
     assert exit_code("validate", samples / "validation_trace.json") == 2
     assert exit_code("validate", samples / "dsb-scaling.sktrace") == 0
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("command", [["info"], ["validate"], ["convert", "out.trace"],
+                                     ["convert", "out.sktrace"], ["convert", "out.json"],
+                                     ["edit", "out.trace", "--replicas", "1"]])
+def test_deeply_nested_objects_never_crash_a_command(tmp_path: Path, command: list[str]) -> None:
+    pod_at = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "deep"}}
+    for name, depth in (("deep.json", 900), ("deep.sktrace", 1000)):
+        document = {"version": 2, "config": {"trackedObjects": {}}, "index": {},
+                    "pod_lifecycles": {}, "events": [{"ts": 1, "deleted_objs": [],
+                                                      "applied_objs": [{**pod_at, "spec": {
+                                                          "x": _nested(depth)}}]}]}
+        path = tmp_path / name
+        if name.endswith(".json"):
+            path.write_text(json.dumps(document))
+        else:
+            path.write_bytes(msgpack.packb(document))
+        args = [command[0], path, *(tmp_path / arg if arg.startswith("out") else arg
+                                    for arg in command[1:])]
+        result = run(*args)
+        # Success, a validation status, or a clean trace error: never any other exception.
+        assert result.exception is None or isinstance(
+            result.exception, SystemExit | TraceFormatError), (name, result.exception)
