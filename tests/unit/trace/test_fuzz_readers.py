@@ -17,8 +17,10 @@ import pytest
 import zstandard
 
 from simkube.trace import TraceFormatError, open_trace_bytes, read_trace
+from simkube.trace.info import summarise
 from simkube.trace.native_format import PREAMBLE
 from simkube.trace.source import load
+from simkube.trace.validate import validate
 from tests.unit.trace.conftest import SAMPLE_NAMES, SAMPLES, native_bytes, sample_trace
 
 pytestmark = pytest.mark.unit
@@ -65,7 +67,11 @@ def mutate_inside_compression(data: bytes, rng: random.Random) -> bytes:
 
 
 def read_fully(data: bytes) -> None:
-    load(open_trace_bytes(data, name="fuzz"))
+    """Read every object, then run the tools that walk them (what a user would do next)."""
+    source = open_trace_bytes(data, name="fuzz")
+    load(source)
+    summarise(source)
+    validate(source)
 
 
 def fuzz(seconds: float, seed: int, target: Callable[[bytes], None]) -> int:
@@ -100,6 +106,14 @@ def test_readers_survive_mutated_traces() -> None:
     seed = int(os.environ.get("SIMKUBE_FUZZ_SEED", str(time.time_ns() % 2**32)))
     runs = fuzz(SECONDS, seed, read_fully)
     assert runs > 50, f"only {runs} inputs in {SECONDS}s"
+
+
+def test_random_bytes_are_refused() -> None:
+    rng = random.Random(1)  # noqa: S311  # reproducible
+    for size in (0, 1, 7, 12, 100, 5000):
+        for prefix in (b"", b"\x89SKT\r\n\x1a\n\x00\x01\x00\x00", b"\x85", b"{"):
+            with pytest.raises(TraceFormatError):
+                read_fully(prefix + rng.randbytes(size))
 
 
 def test_the_seeds_themselves_read_cleanly() -> None:
