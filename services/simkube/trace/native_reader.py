@@ -91,8 +91,8 @@ class NativeReader:
             kind = record[0]
             if kind in (RecordKind.EVENTS, RecordKind.EVENT_MORE):
                 yield from self._events(record, where, counts)
-            elif self._pending is not None:  # nothing more can extend the held-back event
-                yield self._held_event()
+            else:  # nothing more can extend the held-back event
+                yield from self._release()
             if kind == RecordKind.STATE and len(record) == 2:
                 if counts["events"]:
                     raise TraceFormatError("initial state after the first event", where=where)
@@ -125,8 +125,7 @@ class NativeReader:
             self._pending = (ts, self._extend(applied, record[1], where),
                              self._extend(deleted, record[2], where))
             return
-        if self._pending is not None:
-            yield self._held_event()
+        yield from self._release()
         if len(record) != 2 or type(record[1]) is not list or not record[1]:
             raise TraceFormatError("an events record holds a non-empty list of events",
                                    where=where)
@@ -167,11 +166,12 @@ class NativeReader:
                                    where=where)
         return record, where
 
-    def _held_event(self) -> TraceEvent:
-        assert self._pending is not None  # noqa: S101  # callers check
-        ts, applied, deleted = self._pending
-        self._pending = None
-        return TraceEvent(ts_ms=ts, applied=applied, deleted=deleted)
+    def _release(self) -> Iterator[TraceEvent]:
+        """The held-back event, if any."""
+        if self._pending is not None:
+            ts, applied, deleted = self._pending
+            self._pending = None
+            yield TraceEvent(ts_ms=ts, applied=applied, deleted=deleted)
 
     def _extend(self, objects: EncodedBatch | list[Envelope], more: Any,
                 where: str) -> EncodedBatch | list[Envelope]:
