@@ -30,7 +30,8 @@ from typing import Any
 from simkube.core.logs import configure_logging
 from simkube.trace import NativeWriter, TraceEvent, TraceHeader, TrackedKind
 from simkube.tracer.config import KindConfig, Retention, SecretPolicy
-from simkube.tracer.exporting import Export, ExportFilters
+from simkube.tracer.export_filters import ExportFilters
+from simkube.tracer.exporting import Export
 from simkube.tracer.kinds import parse_kind_key
 from simkube.tracer.recorder import Observed, Recorder
 from simkube.tracer.status import KindStatus

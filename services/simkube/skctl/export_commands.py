@@ -25,7 +25,7 @@ from simkube.gen.simkube.tracer.v1 import tracer_pb2
 from simkube.trace import TraceFormat, TraceWriter, open_trace
 from simkube.trace.detect import format_for_path
 from simkube.tracer.client import ClientTls, export_to_file, get_status
-from simkube.tracer.exporting import ExportFilters
+from simkube.tracer.export_filters import ExportFilters
 from simkube.tracer.status import WatchState
 from simkube.tracer.units import parse_time_ms
 

@@ -21,9 +21,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgpack
-
-from simkube.core.errors import ConfigError
 from simkube.trace import (
     NativeWriter,
     ObjectRef,
@@ -35,61 +32,14 @@ from simkube.trace import (
 )
 from simkube.trace.native_format import Envelope
 from simkube.trace.native_reader import TraceItem
-from simkube.trace.selectors import LabelSelector, parse_selector
-from simkube.tracer import segments
-from simkube.tracer.config import valid_namespace
+from simkube.tracer import segment_reading, segments
+from simkube.tracer.export_filters import ExportFilters
 from simkube.tracer.kinds import parse_kind_key
 from simkube.tracer.segments import Ancestors, RunFact
 from simkube.tracer.store import SegmentView
 
 TICK_RECORDS = 2_000  # hand control back to the event loop this often
 API_RESOLUTION_MS = 1_000  # pod start and finish times are whole seconds
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ExportFilters:
-    include_namespaces: frozenset[str] = frozenset()
-    exclude_namespaces: frozenset[str] = frozenset()
-    selectors: tuple[LabelSelector, ...] = ()
-    include_kinds: frozenset[str] = frozenset()
-    exclude_kinds: frozenset[str] = frozenset()
-
-    @classmethod
-    def parse(cls, *, include_namespaces: list[str], exclude_namespaces: list[str],
-              label_selectors: list[str], include_kinds: list[str],
-              exclude_kinds: list[str]) -> ExportFilters:
-        """Checked filters; a ``ConfigError`` names the first bad value."""
-        for name in (*include_namespaces, *exclude_namespaces):
-            if not valid_namespace(name):
-                raise ConfigError(f"namespace {name!r} is not a valid namespace name")
-        both = sorted(set(include_namespaces) & set(exclude_namespaces))
-        if both:
-            raise ConfigError(f"namespaces {both} are both included and excluded")
-        kinds = [parse_kind_key(text, what="kind filter")
-                 for text in (*include_kinds, *exclude_kinds)]
-        return cls(include_namespaces=frozenset(include_namespaces),
-                   exclude_namespaces=frozenset(exclude_namespaces),
-                   selectors=tuple(parse_selector(text) for text in label_selectors),
-                   include_kinds=frozenset(k.key for k in kinds[:len(include_kinds)]),
-                   exclude_kinds=frozenset(k.key for k in kinds[len(include_kinds):]))
-
-    def admits(self, ref: ObjectRef) -> bool:
-        """Kind and namespace filters; cluster-scoped objects pass namespace filters."""
-        key = ref.kind_key
-        if (self.include_kinds and key not in self.include_kinds) or key in self.exclude_kinds:
-            return False
-        if not ref.namespace:
-            return True
-        if self.include_namespaces and ref.namespace not in self.include_namespaces:
-            return False
-        return ref.namespace not in self.exclude_namespaces
-
-    def admits_body(self, body: bytes) -> bool:
-        if not self.selectors:
-            return True
-        labels = (msgpack.unpackb(body, raw=False).get("metadata") or {}).get("labels") or {}
-        labels = {str(key): str(value) for key, value in labels.items()}
-        return all(selector.matches(labels) for selector in self.selectors)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,7 +78,7 @@ class Export:
 
     def _records(self, index: int) -> Iterator[TraceItem]:
         view = self._views[index]
-        return segments.read_trace(self._directory, view.info.number,
+        return segment_reading.read_trace(self._directory, view.info.number,
                                    complete=view.info.complete, limit=view.limit)
 
     def _plan(self) -> Iterator[_Plan | None]:
@@ -150,7 +100,7 @@ class Export:
                     if item.ts_ms >= self._end:
                         break
                     self._learn(plan, item)
-            for fact in segments.read_meta(self._directory, self._views[index].info.number):
+            for fact in segment_reading.read_meta(self._directory, self._views[index].info.number):
                 if isinstance(fact, RunFact):
                     plan.runs[fact.uid] = fact
                 else:

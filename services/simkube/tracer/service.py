@@ -20,7 +20,8 @@ from simkube.core.errors import ConfigError
 from simkube.core.logs import get_logger
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
 from simkube.trace import TraceHeader
-from simkube.tracer.exporting import Export, ExportFilters
+from simkube.tracer.export_filters import ExportFilters
+from simkube.tracer.exporting import Export
 from simkube.tracer.status import KindStatus
 from simkube.tracer.store import Store
 

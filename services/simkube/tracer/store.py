@@ -4,17 +4,15 @@ Only the *live* state is in memory, one encoded body per existing object (what a
 compared with, and what opens each new segment), so memory follows the size of the cluster,
 never the length of the recording. History is on disk in append-only segments (``segments``),
 rolled by size and age, dropped oldest first by retention. One process owns a store at a time
-(an ``flock`` the kernel releases if the owner dies). After a restart the newest readable
-segment gives back the live state, owner chains and running pods, and a new segment starts
-from them: nothing recorded before is lost, and the re-list that follows records only what
-really changed while the tracer was away.
+(an ``flock`` the kernel releases if the owner dies). After a restart ``recovery`` gives back
+the live state, owner chains and running pods, and a new segment starts from them: nothing
+recorded before is lost, and the re-list that follows records only what really changed while
+the tracer was away.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -23,22 +21,16 @@ from pathlib import Path
 
 import msgpack
 
-from simkube.core.errors import ConfigError
 from simkube.core.logs import get_logger
-from simkube.trace import ObjectRef, StateRecord, TraceEvent, TraceFormatError, TraceHeader
+from simkube.trace import ObjectRef, TraceHeader
 from simkube.trace.model import KubeObject
-from simkube.tracer import segments
+from simkube.tracer import recovery, segments
 from simkube.tracer.config import Retention
+from simkube.tracer.recovery import Live
 from simkube.tracer.segments import Ancestors, RunFact, SegmentInfo
 
 log = get_logger(__name__)
 Clock = Callable[[], float]
-
-
-@dataclass(slots=True)
-class Live:
-    body: bytes
-    ancestors: Ancestors
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,17 +65,16 @@ class Store:
         self._segment_bytes = segment_bytes
         self._segment_seconds = segment_seconds
         self._clock = clock
-        self.live: dict[ObjectRef, Live] = {}
-        self.running: dict[str, RunFact] = {}
-        self._sealed: list[SegmentInfo] = []
         self._pins: dict[int, int] = {}
         self._doomed: set[int] = set()
-        self._last_ts = 0
-        self._lock = _lock(directory)
+        self._lock = recovery.lock(directory)
         try:
-            self._recover()
-            if keep is not None:
-                self.live = {ref: live for ref, live in self.live.items() if keep(ref)}
+            found = recovery.recover(directory)
+            self._sealed = found.sealed
+            self.live = {ref: live for ref, live in found.live.items()
+                         if keep is None or keep(ref)}
+            self.running = found.running
+            self._last_ts = found.last_ts
             self._current = self._open_segment()
         except BaseException:
             os.close(self._lock)
@@ -225,84 +216,3 @@ class Store:
             runs=list(self.running.values()))
         log.info("segment opened", segment=number, state_objects=len(state))
         return writer
-
-    def _recover(self) -> None:
-        numbers = sorted(int(path.name[:8]) for path in self.directory.glob(
-            f"[0-9]*{segments.TRACE_SUFFIX}") if path.name[:8].isdigit())
-        for number in numbers:
-            info = self._load_info(number)
-            if info is not None:
-                self._sealed.append(info)
-        for info in reversed(self._sealed):
-            try:
-                self._load_live(info)
-            except (TraceFormatError, OSError) as exc:
-                log.warning("segment unreadable; trying the one before", segment=info.number,
-                            error=str(exc))
-                self.live.clear()
-                self.running.clear()
-                continue
-            break
-        for info in self._sealed:
-            self._last_ts = max(self._last_ts, info.last_ts or 0, info.start_ts)
-
-    def _load_info(self, number: int) -> SegmentInfo | None:
-        index = segments.segment_path(self.directory, number, segments.INDEX_SUFFIX)
-        try:
-            return SegmentInfo.from_json(json.loads(index.read_text()))
-        except (OSError, ValueError, TypeError):
-            pass
-        try:
-            info = segments.scan(self.directory, number)
-        except (TraceFormatError, OSError) as exc:
-            # Nothing readable was flushed (the tracer died as the segment opened): set aside.
-            for suffix in (segments.TRACE_SUFFIX, segments.META_SUFFIX):
-                path = segments.segment_path(self.directory, number, suffix)
-                if path.exists():
-                    path.replace(path.with_name(path.name + ".unreadable"))
-            log.warning("unreadable segment set aside", segment=number, error=str(exc))
-            return None
-        segments.write_index(self.directory, info)
-        log.info("segment recovered after an unclean stop", segment=number,
-                 events=info.events)
-        return info
-
-    def _load_live(self, info: SegmentInfo) -> None:
-        bodies: dict[ObjectRef, bytes] = {}
-        for item in segments.read_trace(self.directory, info.number, complete=info.complete):
-            if isinstance(item, StateRecord):
-                for env in item.objects.envelopes:
-                    bodies[segments.ref_of(env)] = env[4]
-            elif isinstance(item, TraceEvent):
-                applied, deleted = segments.event_envelopes(item)
-                for env in applied:
-                    bodies[segments.ref_of(env)] = env[4]
-                for env in deleted:
-                    bodies.pop(segments.ref_of(env), None)
-        owners: dict[ObjectRef, Ancestors] = {}
-        for fact in segments.read_meta(self.directory, info.number):
-            if isinstance(fact, RunFact):
-                if fact.end_ms is None:
-                    self.running[fact.uid] = fact
-                else:
-                    self.running.pop(fact.uid, None)
-            else:
-                owners[fact[0]] = fact[1]
-        self.live = {ref: Live(body, owners.get(ref, ())) for ref, body in bodies.items()}
-        log.info("store recovered", segment=info.number, live_objects=len(self.live),
-                 running_pods=len(self.running))
-
-
-def _lock(directory: Path) -> int:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(directory / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise ConfigError(f"--store {directory} cannot be used: {exc.strerror}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise ConfigError(f"--store {directory} is in use by another sk-tracer",
-                          hint="each tracer needs its own store directory") from None
-    return fd

@@ -6,7 +6,7 @@ import msgpack
 import pytest
 
 from simkube.trace import ObjectRef, StateRecord, TraceEvent
-from simkube.tracer import segments
+from simkube.tracer import segment_reading, segments
 from simkube.tracer.segments import RunFact, SegmentWriter
 from tests.unit.tracer.conftest import HEADER, obj, ref
 
@@ -35,47 +35,17 @@ def test_written_segment_reads_back_with_index_and_meta(tmp_path: Path) -> None:
     assert (info.events, info.first_ts, info.last_ts, info.state_objects) == (2, 2000, 3000, 1)
     assert info.kinds == {"v1.Pod": 2}
     assert info.complete
-    items = list(segments.read_trace(tmp_path, 1, complete=True))
+    items = list(segment_reading.read_trace(tmp_path, 1, complete=True))
     assert isinstance(items[0], StateRecord)
     events = [item for item in items if isinstance(item, TraceEvent)]
     assert [e.ts_ms for e in events] == [2000, 3000]
     assert segments.event_envelopes(events[0])[0][0][4] == body
-    facts = list(segments.read_meta(tmp_path, 1))
+    facts = list(segment_reading.read_meta(tmp_path, 1))
     assert facts[0] == (ref("v1.Pod", "p"), (ref("apps/v1.ReplicaSet", "rs"),))
     assert [f.end_ms for f in facts if isinstance(f, RunFact)] == [None, 9]
     loaded = segments.SegmentInfo.from_json(
         __import__("json").loads(segments.segment_path(tmp_path, 1, ".index.json").read_text()))
     assert loaded == info
-
-
-def test_an_open_segment_is_readable_up_to_its_last_flush(tmp_path: Path) -> None:
-    writer = _writer(tmp_path)
-    writer.write_event(2000, applied=[segments.envelope(ref("v1.Pod", "p"), b"\x80")],
-                       deleted=[])
-    writer.flush()
-    limit = writer.trace_bytes
-    writer.write_event(2500, applied=[segments.envelope(ref("v1.Pod", "q"), b"\x80")],
-                       deleted=[])
-    events = [item for item in segments.read_trace(tmp_path, 1, complete=False, limit=limit)
-              if isinstance(item, TraceEvent)]
-    assert [e.ts_ms for e in events] == [2000]  # the last flushed event is whole
-    writer.seal()
-
-
-def test_a_crashed_segment_is_scanned_and_torn_meta_ignored(tmp_path: Path) -> None:
-    writer = _writer(tmp_path)
-    writer.write_event(2000, applied=[segments.envelope(ref("v1.Pod", "p"), b"\x80")],
-                       deleted=[])
-    writer.flush()  # then the process dies: no end record, no index
-    with segments.segment_path(tmp_path, 1, segments.META_SUFFIX).open("ab") as meta:
-        meta.write(b"\x00\x00\x01\x00partial")
-    info = segments.scan(tmp_path, 1)
-    assert (info.events, info.sealed, info.complete) == (1, True, False)
-    assert info.start_ts == 1000
-    assert len(list(segments.read_meta(tmp_path, 1))) == 2
-    segments.remove(tmp_path, 1)
-    assert not list(tmp_path.iterdir())
-    assert list(segments.read_meta(tmp_path, 1)) == []
 
 
 def test_ref_and_envelope_round_trip() -> None:

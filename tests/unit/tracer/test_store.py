@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from simkube.core.errors import ConfigError
 from simkube.trace import TraceEvent
-from simkube.tracer import segments
+from simkube.tracer import segment_reading, segments
 from simkube.tracer.config import Retention
 from simkube.tracer.segments import RunFact
 from simkube.tracer.store import Store
@@ -23,7 +22,7 @@ def _events(store: Store) -> list[tuple[int, list[str], list[str]]]:
     rows = []
     with store.snapshot() as views:
         for view in views:
-            for item in segments.read_trace(store.directory, view.info.number,
+            for item in segment_reading.read_trace(store.directory, view.info.number,
                                             complete=view.info.complete, limit=view.limit):
                 if isinstance(item, TraceEvent):
                     rows.append((item.ts_ms, [r.name for r in item.applied_refs()],
@@ -98,38 +97,6 @@ def test_objects_no_longer_tracked_are_forgotten_not_deleted(open_store: OpenSto
         again.close()
 
 
-def test_a_crash_loses_only_what_was_never_flushed(open_store: OpenStore,
-                                                   tmp_path: Path) -> None:
-    store = open_store()
-    store.apply(ref("v1.Pod", "p"), obj("v1.Pod", "p"))
-    store.flush()
-    store.apply(ref("v1.Pod", "lost"), obj("v1.Pod", "lost"))
-    os.close(store._lock)  # the process dies: no seal, the kernel drops the lock
-    store._lock = -1
-    recovered = Store(tmp_path / "store", header=store._header,
-                      retention=Retention(max_age_seconds=0, max_bytes=0))
-    try:
-        assert set(recovered.live) == {ref("v1.Pod", "p")}
-        assert recovered.status().events == 1
-    finally:
-        recovered.close()
-
-
-def test_a_store_has_one_owner(open_store: OpenStore) -> None:
-    open_store()
-    with pytest.raises(ConfigError, match="in use by another sk-tracer"):
-        open_store()
-
-
-def test_unreadable_segment_is_set_aside(tmp_path: Path, open_store: OpenStore) -> None:
-    directory = tmp_path / "store"
-    directory.mkdir()
-    (directory / "00000001.trace").write_bytes(b"garbage")
-    store = open_store()
-    assert (directory / "00000001.trace.unreadable").exists()
-    assert store.status().segments == 1
-
-
 def _fill(store: Store, clock: Clock, count: int) -> None:
     """``count`` changes to ten objects: a long recording of a small cluster."""
     for index in range(count):
@@ -167,6 +134,6 @@ def test_retention_by_age_spares_pinned_segments(open_store: OpenStore, clock: C
 
 def test_header_keeps_tracked_kinds(open_store: OpenStore) -> None:
     store = open_store()
-    header: Any = segments.read_header(store.directory, 1)
+    header: Any = segment_reading.read_header(store.directory, 1)
     assert [k.kind_key for k in header.tracked_kinds] == ["apps/v1.Deployment", "v1.Pod"]
     assert header.created_ms == 1_700_000_000_000
