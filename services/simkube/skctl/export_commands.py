@@ -17,7 +17,7 @@ from typing import Any
 import click
 from google.protobuf.json_format import MessageToDict
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from simkube.core.errors import ConfigError
@@ -100,14 +100,13 @@ def export_command(address: str, tls_ca: Path | None,  # noqa: PLR0917
         f".{output.name}.native")
     started = time.monotonic()
     with Progress(TextColumn("exporting"), BarColumn(), TextColumn("{task.fields[events]}"),
-                  DownloadColumn(), TimeElapsedColumn(), console=console,
+                  TextColumn("{task.fields[size]}"), TimeElapsedColumn(), console=console,
                   transient=True) as bar:
-        task = bar.add_task("export", total=None, events="")
+        task = bar.add_task("export", total=None, events="", size="")
 
         def progress(written: int, total: int, size: int) -> None:
             bar.update(task, completed=written, total=max(total, written) or None,
-                       events=f"{written}/{total} events")
-            del size
+                       events=f"{written}/{total} events", size=f"{size / 2**20:.1f} MiB")
 
         size = asyncio.run(export_to_file(native, address=address, request=request,
                                           progress=progress, tls=tls))

@@ -1,11 +1,15 @@
 """sk-tracer: watch a live cluster into a durable, bounded on-disk store; export time windows.
 
-Layers, imported in one direction only::
+Layers, imported in one direction only (each module imports only those to its right)::
 
-    main ─▶ runtime ─▶ service ─▶ exporting ─▶ store ─▶ segments ─▶ simkube.trace
-                    └▶ watching ─▶ kubeapi, discovery, owners
-                    └▶ recorder ─▶ store, lifecycles, sanitising
+    main ─▶ runtime ─▶ service ─▶ exporting ─▶ export_filters
+                   │           └▶ store ─▶ recovery ─▶ segment_reading ─▶ segments ─▶ trace
+                   ├▶ watching ─▶ recorder ─▶ lifecycles, sanitising, store
+                   │           └▶ owners ─▶ discovery ─▶ kubeapi
+                   └▶ metrics, status
+    client (used by skctl and other services) ─▶ gen (the Tracer gRPC stubs)
 
 ``config``, ``kinds`` and ``units`` are leaves every layer may use; label selectors come
-from ``simkube.trace.selectors``, shared with the trace tools.
+from ``simkube.trace.selectors``, shared with the trace tools. docs/tracer.md describes the
+behaviour.
 """
