@@ -135,6 +135,16 @@ class KubeClient:
         result = json.loads(payload)
         return result if isinstance(result, dict) else {"items": result}
 
+    async def exists(self, path: str) -> bool:
+        """Whether GET ``path`` finds something (404: no); other refusals raise."""
+        try:
+            await self.request("GET", path)
+        except ApiError as exc:
+            if exc.code == 404:
+                return False
+            raise
+        return True
+
     async def watch(self, path: str, *, query: Mapping[str, str],
                     ) -> AsyncIterator[dict[str, Any]]:
         """Watch events (``{"type": ..., "object": ...}``) until the server ends the stream."""

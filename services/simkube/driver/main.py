@@ -21,7 +21,7 @@ import click
 from simkube.core.errors import SimkubeError
 from simkube.core.logs import configure_logging, get_logger
 from simkube.core.serving import Service, TlsConfig
-from simkube.driver import sources
+from simkube.driver import roots, sources
 from simkube.driver.kubeapi import ApiError, KubeClient
 from simkube.driver.options import SimulationOptions, build_options
 from simkube.driver.progress import SimulationState
@@ -179,6 +179,10 @@ def serve(*, listen: str, metrics_listen: str | None, kubeconfig: Path | None,
 async def _serve(*, listen: str, metrics_listen: str | None, kubeconfig: Path | None,
                  tls: TlsConfig | None, grace: float) -> None:
     kube = await KubeClient.connect(kubeconfig=kubeconfig)
+    try:
+        await roots.ensure_crd(kube)
+    except (ApiError, SimkubeError) as exc:  # the cluster may come up later: retried per start
+        log.warning("SimulationRoot CRD not ensured at start", error=str(exc))
     registry = Registry(kube=kube)
     service = Service(name="sk-driver", listen=listen, metrics_listen=metrics_listen, tls=tls,
                       grace=grace)

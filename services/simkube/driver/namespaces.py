@@ -27,13 +27,7 @@ async def check_free(kube: KubeClient, names: Iterable[str]) -> None:
 
     async def exists(name: str) -> bool:
         async with limit:
-            try:
-                await kube.request("GET", f"{NAMESPACES_PATH}/{name}")
-            except ApiError as exc:
-                if exc.code == 404:
-                    return False
-                raise
-            return True
+            return await kube.exists(f"{NAMESPACES_PATH}/{name}")
     wanted = sorted(set(names))
     taken = [name for name, found in zip(wanted, await asyncio.gather(
         *(exists(name) for name in wanted)), strict=True) if found]

@@ -3,9 +3,8 @@
 Every pod a simulation creates, whether applied directly (a bare Pod) or made by a
 controller from a template, passes through one of the templates rewritten here, so this is
 the one place that decides where the simulation's pods may run and which KWOK stages act on
-them. Templates are found by the JSON pointers the trace's tracked kinds declare, or by the
-well-known paths of the built-in workload kinds when a trace declares none (SimKube traces
-often do not).
+them. Finding the templates (the trace's pod-template paths, or the built-in kinds' when a
+trace declares none, as SimKube traces often do not) is the trace package's ``pod_specs``.
 """
 
 from __future__ import annotations
@@ -16,46 +15,15 @@ from typing import Any
 from simkube.driver.durations import go_duration
 from simkube.driver.names import SIMULATION_LABEL, STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.driver.options import Placement, PodTiming
-from simkube.trace import KubeObject, TraceHeader
-
-DEFAULT_TEMPLATE_PATHS: dict[str, tuple[str, ...]] = {
-    "v1.Pod": ("",),
-    "v1.ReplicationController": ("/spec/template",),
-    "apps/v1.Deployment": ("/spec/template",),
-    "apps/v1.ReplicaSet": ("/spec/template",),
-    "apps/v1.StatefulSet": ("/spec/template",),
-    "apps/v1.DaemonSet": ("/spec/template",),
-    "batch/v1.Job": ("/spec/template",),
-    "batch/v1.CronJob": ("/spec/jobTemplate/spec/template",),
-}
-
-
-def template_paths(header: TraceHeader, kind_key: str) -> tuple[str, ...]:
-    tracked = header.tracked(kind_key)
-    if tracked is not None and tracked.pod_template_paths:
-        return tracked.pod_template_paths
-    return DEFAULT_TEMPLATE_PATHS.get(kind_key, ())
-
-
-def resolve_pointer(obj: KubeObject, pointer: str) -> dict[str, Any] | None:
-    """The map at JSON pointer ``pointer`` (RFC 6901; "" is ``obj``), or None if absent."""
-    node: Any = obj
-    if pointer:
-        for raw in pointer.lstrip("/").split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict):
-                node = node.get(token)
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-    return node if isinstance(node, dict) else None
+from simkube.trace import KubeObject
+from simkube.trace.pod_edits import dedupe_ports
+from simkube.trace.pod_specs import containers, resolve_pointer
 
 
 def templates(obj: KubeObject, paths: tuple[str, ...]) -> Iterator[dict[str, Any]]:
     for path in paths:
         template = resolve_pointer(obj, path)
-        if template is not None:
+        if isinstance(template, dict):
             yield template
 
 
@@ -77,10 +45,8 @@ def rewrite_template(template: dict[str, Any], *, simulation: str, placement: Pl
         return
     spec.pop("nodeName", None)  # a production node; the scheduler picks a fake one
     place(spec, placement)
-    for key in ("containers", "initContainers"):
-        for container in spec.get(key) or []:
-            if isinstance(container, dict):
-                dedupe_ports(container)
+    for _, _, container in containers(spec):
+        dedupe_ports(container)  # server-side apply refuses repeated (port, protocol) keys
 
 
 def place(spec: dict[str, Any], placement: Placement) -> None:
@@ -96,20 +62,3 @@ def place(spec: dict[str, Any], placement: Placement) -> None:
             present.append(dict(toleration))
     if present:
         spec["tolerations"] = present
-
-
-def dedupe_ports(container: dict[str, Any]) -> None:
-    """Drop repeated (containerPort, protocol) entries: server-side apply keys the list by
-    them and refuses duplicates, which older API servers accepted into production."""
-    ports = container.get("ports")
-    if not isinstance(ports, list):
-        return
-    seen: set[tuple[Any, Any]] = set()
-    kept = []
-    for port in ports:
-        key = ((port.get("containerPort"), port.get("protocol") or "TCP")
-               if isinstance(port, dict) else (id(port), None))
-        if key not in seen:
-            seen.add(key)
-            kept.append(port)
-    container["ports"] = kept

@@ -29,8 +29,9 @@ from simkube.driver.names import (
     SIMULATION_LABEL,
 )
 from simkube.driver.options import Placement, PodTiming
-from simkube.driver.podspecs import rewrite_template, template_paths, templates
+from simkube.driver.podspecs import rewrite_template, templates
 from simkube.trace import KubeObject, ObjectRef, TraceHeader
+from simkube.trace.pod_specs import template_paths
 
 SERVER_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp",
                    "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields",

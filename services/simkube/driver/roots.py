@@ -70,13 +70,7 @@ async def ensure_crd(kube: KubeClient, *, timeout: float = CRD_TIMEOUT) -> bool:
 
 
 async def root_exists(kube: KubeClient, name: str) -> bool:
-    try:
-        await kube.request("GET", f"{ROOTS_PATH}/{name}")
-    except ApiError as exc:
-        if exc.code == 404:
-            return False
-        raise
-    return True
+    return await kube.exists(f"{ROOTS_PATH}/{name}")
 
 
 async def create_root(kube: KubeClient, *, name: str, spec: dict[str, Any]) -> RootRef:

@@ -28,6 +28,7 @@ from simkube.driver.errors import (
 from simkube.driver.kubeapi import ApiError
 from simkube.driver.messages import options_from_request, progress_to_proto, tracer_spec
 from simkube.driver.registry import Registry
+from simkube.driver.simulation import Simulation
 from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc
 from simkube.trace import TraceFormatError, TraceSource
 
@@ -118,16 +119,18 @@ class DriverServicer(driver_pb2_grpc.DriverServicer):
     async def Pause(self, request: driver_pb2.PauseRequest,  # noqa: N802
                     context: grpc.aio.ServicerContext[Any, Any],
                     ) -> driver_pb2.SimulationProgress:
-        simulation = self.registry.get(request.name)
-        simulation.pause()
-        return progress_to_proto(simulation.snapshot())
+        return self._control(request.name, Simulation.pause)
 
     @answers_errors
     async def Resume(self, request: driver_pb2.ResumeRequest,  # noqa: N802
                      context: grpc.aio.ServicerContext[Any, Any],
                      ) -> driver_pb2.SimulationProgress:
-        simulation = self.registry.get(request.name)
-        simulation.resume()
+        return self._control(request.name, Simulation.resume)
+
+    def _control(self, name: str, action: Callable[[Simulation], None],
+                 ) -> driver_pb2.SimulationProgress:
+        simulation = self.registry.get(name)
+        action(simulation)
         return progress_to_proto(simulation.snapshot())
 
     @answers_errors

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from simkube.driver.kubeapi import ApiError
+from aiohttp import web
+
+from simkube.driver.kubeapi import ApiError, KubeClient
 
 APPS = {"resources": [
     {"name": "deployments", "kind": "Deployment", "namespaced": True},
@@ -17,6 +20,18 @@ CORE = {"resources": [
     {"name": "namespaces", "kind": "Namespace", "namespaced": False},
     {"name": "nodes", "kind": "Node", "namespaced": False},
     {"name": "pods", "kind": "Pod", "namespaced": True}]}
+
+
+@contextlib.asynccontextmanager
+async def serving(app: web.Application) -> AsyncIterator[str]:
+    """Serve ``app`` on a free loopback port; yields its base URL."""
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()
 
 
 @dataclass
@@ -70,6 +85,9 @@ class FakeKube:
         if isinstance(result, ApiError):
             raise result
         return dict(result or {})
+
+    async def exists(self, path: str) -> bool:
+        return await KubeClient.exists(self, path)  # type: ignore[arg-type]  # the real logic
 
     async def watch(self, path: str, *, query: Mapping[str, str],
                     ) -> AsyncIterator[dict[str, Any]]:

@@ -10,6 +10,7 @@ from kubernetes_asyncio import client
 
 from simkube.core.errors import ConfigError
 from simkube.driver.kubeapi import APPLY_PATCH, ApiError, KubeClient
+from tests.unit.driver.fakes import serving
 
 pytestmark = pytest.mark.unit
 
@@ -46,18 +47,12 @@ async def server() -> AsyncIterator[tuple[KubeClient, list[web.Request]]]:
     app.router.add_get("/invalid", invalid)
     app.router.add_get("/broken", broken)
     app.router.add_get("/api/v1/pods", watch)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    configuration = client.Configuration(host=f"http://127.0.0.1:{port}")
-    kube = KubeClient(client.ApiClient(configuration))
-    try:
-        yield kube, seen
-    finally:
-        await kube.close()
-        await runner.cleanup()
+    async with serving(app) as url:
+        kube = KubeClient(client.ApiClient(client.Configuration(host=url)))
+        try:
+            yield kube, seen
+        finally:
+            await kube.close()
 
 
 async def test_requests_send_json_with_the_content_type(

@@ -14,6 +14,7 @@ from simkube.driver.errors import DriverInputError, TraceNotFoundError, Unavaila
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
 from simkube.trace import TraceFormatError
 from tests.support.traces import build_trace, config_map, write_native
+from tests.unit.driver.fakes import serving
 
 pytestmark = pytest.mark.unit
 DATA = Path(__file__).resolve().parents[2] / "data" / "simkube"
@@ -57,14 +58,8 @@ async def web_server() -> AsyncIterator[str]:
     app = web.Application()
     app.router.add_get("/cronjob.sktrace", trace)
     app.router.add_get("/failing", failing)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
+    async with serving(app) as url:
+        yield url
 
 
 async def test_http_urls(web_server: str) -> None:
