@@ -73,15 +73,21 @@ def check_envelopes(raw: Any, *, where: str, event: int | None = None) -> list[E
     """The record's envelope list, with every identity field and body type checked."""
     if type(raw) is not list:
         raise TraceFormatError("expected a list of objects", where=located(where, event))
-    for index, env in enumerate(raw):
-        # One flat test per envelope: this runs for every object of every event read.
-        if (type(env) is not list or len(env) != 5 or type(env[0]) is not str or not env[0]
-                or type(env[1]) is not str or not env[1] or type(env[2]) is not str
-                or type(env[3]) is not str or not env[3] or type(env[4]) is not bytes):
-            raise TraceFormatError("malformed object envelope (expected apiVersion, kind, "
-                                   "namespace, name and a binary body)",
-                                   where=f"{located(where, event)}, object {index}")
-    return raw
+    # This runs for every object of every event read: unpacking and one flat test per
+    # envelope are several times faster than indexing, and the position is found on error.
+    for env in raw:
+        if type(env) is not list or len(env) != 5:
+            break
+        api_version, kind, namespace, name, body = env
+        if not (type(api_version) is str and api_version and type(kind) is str and kind
+                and type(namespace) is str and type(name) is str and name
+                and type(body) is bytes):
+            break
+    else:
+        return raw
+    raise TraceFormatError("malformed object envelope (expected apiVersion, kind, namespace, "
+                           "name and a binary body)",
+                           where=f"{located(where, event)}, object {raw.index(env)}")
 
 
 class EncodedBatch:
