@@ -20,6 +20,19 @@ from simkube.trace.pod_edits import dedupe_ports
 from simkube.trace.pod_specs import containers, resolve_pointer
 
 
+def child_map(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """``parent[key]``, created when absent or null (JSON traces write empty maps as null).
+
+    Anything else that is not a map raises ``TypeError``: the object is malformed, and the
+    applier reports it rather than guessing."""
+    value = parent.get(key)
+    if value is None:
+        value = parent[key] = {}
+    if not isinstance(value, dict):
+        raise TypeError(f"{key} must be a map, not {type(value).__name__}")
+    return value
+
+
 def templates(obj: KubeObject, paths: tuple[str, ...]) -> Iterator[dict[str, Any]]:
     for path in paths:
         template = resolve_pointer(obj, path)
@@ -30,9 +43,9 @@ def templates(obj: KubeObject, paths: tuple[str, ...]) -> Iterator[dict[str, Any
 def rewrite_template(template: dict[str, Any], *, simulation: str, placement: Placement,
                      timing: PodTiming, lifecycle_owner: tuple[str, str] | None) -> None:
     """Edit one pod template (or a Pod) in place. ``lifecycle_owner`` is (annotation, value)."""
-    metadata = template.setdefault("metadata", {})
-    metadata.setdefault("labels", {})[SIMULATION_LABEL] = simulation
-    annotations = metadata.setdefault("annotations", {})
+    metadata = child_map(template, "metadata")
+    child_map(metadata, "labels")[SIMULATION_LABEL] = simulation
+    annotations = child_map(metadata, "annotations")
     if lifecycle_owner is not None:
         annotations[lifecycle_owner[0]] = lifecycle_owner[1]
     if timing.startup_delay_ms or timing.startup_jitter_ms:

@@ -29,7 +29,7 @@ from simkube.driver.names import (
     SIMULATION_LABEL,
 )
 from simkube.driver.options import Placement, PodTiming
-from simkube.driver.podspecs import rewrite_template, templates
+from simkube.driver.podspecs import child_map, rewrite_template, templates
 from simkube.trace import KubeObject, ObjectRef, TraceHeader
 from simkube.trace.pod_specs import template_paths
 
@@ -99,7 +99,7 @@ class Rewriter:
         if isinstance(annotations, dict):
             for key in CONTROLLER_ANNOTATIONS:
                 annotations.pop(key, None)
-        metadata.setdefault("labels", {})[SIMULATION_LABEL] = self.simulation
+        child_map(metadata, "labels")[SIMULATION_LABEL] = self.simulation
         metadata["ownerReferences"] = [self.root.owner_reference()]
         self._rewrite_kind(result, original, obj.get("status"))
         owner = f"{original.kind_key} {original.ns_name}"
@@ -136,7 +136,7 @@ class Rewriter:
 
 
 def _fake_node(obj: KubeObject, spec: dict[str, Any], status: Any) -> None:
-    obj["metadata"].setdefault("annotations", {})[FAKE_NODE_KEY] = FAKE_NODE_VALUE
+    child_map(obj["metadata"], "annotations")[FAKE_NODE_KEY] = FAKE_NODE_VALUE
     recorded = spec.get("taints")
     taints: list[Any] = list(recorded) if isinstance(recorded, list) else []
     if not any(isinstance(t, dict) and t.get("key") == FAKE_NODE_KEY for t in taints):

@@ -183,3 +183,38 @@ async def test_refused_starts_create_nothing(driver_kube: KubeClient) -> None:
         await start(driver_kube, DATA / "dsb-scaling.sktrace", name=first.name)
     await first.cancel()
     await assert_nothing_left(driver_kube, first)
+
+
+async def test_validation_sample_is_rejected_with_the_api_servers_reasons(
+        driver_kube: KubeClient) -> None:
+    simulation = await start(driver_kube, DATA / "validation_trace.json")
+    await wait_finished(simulation, timeout=60)
+    snapshot = simulation.snapshot()
+    assert snapshot.state is SimulationState.SUCCEEDED  # a rejected object is not fatal
+    assert (snapshot.objects_applied, snapshot.objects_failed) == (0, 1)
+    (failure,) = snapshot.failures
+    namespace = f"{simulation.options.prefix}-default"
+    assert failure.object == f"apps/v1.Deployment {namespace}/test-deployment"
+    assert (failure.code, failure.reason) == (422, "Invalid")
+    assert "spec.selector: Required value" in failure.message
+    await simulation.cancel()
+    await assert_nothing_left(driver_kube, simulation)
+
+
+async def test_startup_delay_is_a_kwok_stage_parameter(driver_kube: KubeClient,
+                                                       tmp_path: Path) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "late", "namespace": "app"},
+           "spec": {"containers": [{"name": "c", "image": "registry.example/c:1"}]}}
+    trace = write_native(tmp_path / "pod.trace", build_trace([(0, [pod])]))
+    name = unique("delay")
+    async with Recorder(kube=driver_kube, path="/api/v1/pods", simulation=name) as seen:
+        simulation = await start(driver_kube, trace, name=name, startup_delay="2s")
+
+        async def running() -> list[tuple[float, Any]] | None:
+            phases = seen.timeline("late", lambda obj: obj.get("status", {}).get("phase"))
+            return phases if phases and phases[-1][1] == "Running" else None
+        phases = await eventually(running, timeout=30, what="the delayed pod to run")
+    created = seen.seen[0].at
+    assert 2.0 - 0.1 <= phases[-1][0] - created <= 2.0 + 1.0
+    await simulation.cancel()
+    await assert_nothing_left(driver_kube, simulation)

@@ -157,3 +157,4 @@ async def test_cronjob_pods_complete_after_30s_and_cancel_leaves_nothing(
     assert final.state is SimulationState.CANCELLED
     assert final.cleaned_up
     await assert_nothing_left(kube, replay.simulation)
+

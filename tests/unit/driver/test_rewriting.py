@@ -135,3 +135,16 @@ def test_bare_pods_are_their_own_template() -> None:
     assert result["metadata"]["annotations"] == {LIFECYCLE_OWNER: "v1.Pod t/p"}
     assert "nodeName" not in result["spec"]
     assert result["spec"]["nodeSelector"] == {"type": "kwok"}
+
+
+def test_null_maps_are_filled_and_other_shapes_refused() -> None:
+    rewriter = _rewriter()
+    nulls = {"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": "p", "namespace": "t", "labels": None, "annotations": None},
+             "spec": {"containers": []}}
+    result = rewriter.rewrite(nulls, namespaced=True)
+    assert result["metadata"]["labels"] == {SIMULATION_LABEL: "sim"}
+    broken = {"apiVersion": "v1", "kind": "ConfigMap",
+              "metadata": {"name": "c", "namespace": "t", "labels": ["not", "a", "map"]}}
+    with pytest.raises(TypeError, match="labels must be a map, not list"):
+        rewriter.rewrite(broken, namespaced=True)
