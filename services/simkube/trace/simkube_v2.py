@@ -11,10 +11,9 @@ reuse them unchanged.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
-from simkube.trace.encoding import ENCODE_ERRORS, encode_error
+from simkube.trace.encoding import pack_checked
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.model import KubeObject, PodLifecycle, PodRun, TraceEvent, TrackedKind
 from simkube.trace.objects import check_object
@@ -135,17 +134,10 @@ def encode_lifecycle(lifecycle: PodLifecycle, *, fallback_hash: int,
 
 
 def stable_hash(value: Any, *, where: str = "hash") -> int:
-    """An unsigned 64-bit hash: BLAKE2b (8-byte digest, big-endian) of canonical JSON."""
-    try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          default=_json_fallback)
-    except ENCODE_ERRORS as exc:
-        raise encode_error(exc, where=where) from None
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
-
-
-def _json_fallback(value: Any) -> Any:
-    return value.hex() if isinstance(value, bytes) else repr(value)
+    """An unsigned 64-bit hash: BLAKE2b (8-byte digest, big-endian) of the value's msgpack
+    encoding, map keys in the value's own order (as read from the file)."""
+    encoded = pack_checked(value, where=where)
+    return int.from_bytes(hashlib.blake2b(encoded, digest_size=8).digest(), "big")
 
 
 class IndexBuilder:
