@@ -13,6 +13,7 @@ import sys
 BENCHMARKS = [
     "trace_format",
     "environment",
+    "cloudprov",
     "tracer",
     "driver",
 ]

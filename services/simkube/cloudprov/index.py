@@ -14,6 +14,7 @@ derived from both, as Cluster Autoscaler's instance states want it.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -60,24 +61,39 @@ class GroupState:
     replicas: int | None = None  # None until the group's Deployment is seen
     pods: dict[str, PodEntry] = field(default_factory=dict)
     nodes: dict[str, NodeEntry] = field(default_factory=dict)
+    # Every instance's phase, updated as pods and Nodes change, so answers and gauges need
+    # no pass over thousands of instances; ``generation`` moves when any phase does (a
+    # Node's heartbeat changes nothing here).
+    phases: dict[str, Phase] = field(default_factory=dict)
+    counts: Counter[Phase] = field(default_factory=Counter)
+    generation: int = 0
 
-    def phase(self, name: str) -> Phase:
+    def _phase(self, name: str) -> Phase | None:
         pod = self.pods.get(name)
         node = self.nodes.get(name)
+        if pod is None and node is None:
+            return None
         if pod is None or not pod.live or (node is not None and node.terminating):
             return Phase.DELETING
         return Phase.RUNNING if node is not None and node.ready else Phase.CREATING
 
-    def instances(self) -> Iterable[tuple[str, Phase]]:
-        for name in self.pods:
-            yield name, self.phase(name)
-        for name in self.nodes:
-            if name not in self.pods:
-                yield name, Phase.DELETING
+    def touch(self, name: str) -> None:
+        new = self._phase(name)
+        old = self.phases.get(name)
+        if new is old:
+            return
+        if old is not None:
+            self.counts[old] -= 1
+        if new is None:
+            del self.phases[name]
+        else:
+            self.counts[new] += 1
+            self.phases[name] = new
+        self.generation += 1
 
     def registered(self) -> int:
         """Nodes that exist and stay: what DecreaseTargetSize may never remove."""
-        return sum(1 for name in self.nodes if self.phase(name) is not Phase.DELETING)
+        return sum(1 for name in self.nodes if self.phases.get(name) is not Phase.DELETING)
 
 
 Listener = Callable[[str, str], None]
@@ -147,6 +163,7 @@ class ClusterIndex:
             phase = (obj.get("status") or {}).get("phase")
             state.pods[name] = PodEntry(name=name, terminating=gone or phase in ENDED_PHASES,
                                         marked=cost == LOWEST_DELETION_COST)
+            state.touch(name)
             self._owner[name] = group
         else:
             conditions = (obj.get("status") or {}).get("conditions") or []
@@ -160,6 +177,7 @@ class ClusterIndex:
                                           pod_cidr=cidr)
             if cidr:
                 self.cidrs[cidr] = name
+            state.touch(name)
             self._owner[name] = group
         self._notify(*key)
         return key
@@ -174,6 +192,7 @@ class ClusterIndex:
                 return
             if isinstance(removed, NodeEntry) and removed.pod_cidr:
                 self.cidrs.pop(removed.pod_cidr, None)
+            state.touch(name)
             if name not in state.pods and name not in state.nodes:
                 self._owner.pop(name, None)
         self._notify(group, name)

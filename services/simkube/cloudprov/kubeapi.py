@@ -48,23 +48,24 @@ class KubeApi:
 
     @classmethod
     async def connect(cls, *, kubeconfig: Path | None) -> KubeApi:
-        """From a kubeconfig file, or the pod's service account when ``kubeconfig`` is None."""
-        configuration = client.Configuration()
+        """From a kubeconfig file, or the pod's service account when ``kubeconfig`` is None.
+
+        kubernetes_asyncio's pool (100 connections) exceeds ``concurrency``, so requests wait
+        on our semaphore, where they are counted, rather than inside aiohttp.
+        """
+        where = f"kubeconfig {kubeconfig}" if kubeconfig else "the in-cluster service account"
+        if kubeconfig is not None and not await asyncio.to_thread(kubeconfig.is_file):
+            raise ConfigError(f"{where} does not exist")
         try:
-            if kubeconfig is None:
-                config.load_incluster_config(  # type: ignore[no-untyped-call]
-                    client_configuration=configuration)
-            else:
-                if not await asyncio.to_thread(kubeconfig.is_file):
-                    raise ConfigError(f"kubeconfig {kubeconfig} does not exist")
-                await config.load_kube_config(config_file=str(kubeconfig),
-                                              client_configuration=configuration)
+            if kubeconfig is not None:
+                return cls(await config.new_client_from_config(config_file=str(kubeconfig)))
+            in_cluster = client.Configuration()
+            config.load_incluster_config(  # type: ignore[no-untyped-call]
+                client_configuration=in_cluster)
+            return cls(client.ApiClient(in_cluster))
         except (config.ConfigException, OSError) as exc:
-            where = f"kubeconfig {kubeconfig}" if kubeconfig else "the in-cluster service account"
             raise ConfigError(f"cannot use {where}: {exc}",
                               hint=None if kubeconfig else "pass --kubeconfig") from None
-        configuration.connection_pool_maxsize = 128
-        return cls(client.ApiClient(configuration))
 
     async def close(self) -> None:
         await self.api.close()

@@ -1,14 +1,13 @@
 """Prometheus gauges of every group's size, beside the RPC metrics of ``core.serving``.
 
 Prometheus scrapes from the HTTP server's thread while the event loop changes the index, so
-the gauges are not computed at scrape time: a task on the loop recounts every ``interval``
-seconds (O(instances), cheap at any size) and sets them, and ``Gauge.set`` is thread-safe.
+the gauges are not computed at scrape time: a task on the loop copies the index's per-phase
+counts (kept as instances change) every ``interval`` seconds; ``Gauge.set`` is thread-safe.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 
 from prometheus_client import CollectorRegistry, Gauge
 
@@ -38,9 +37,8 @@ class GroupGauges:
     def refresh(self) -> None:
         for group, state in self._index.groups.items():
             self.target.labels(group).set(state.replicas if state.replicas is not None else 0)
-            counts = Counter(phase for _, phase in state.instances())
             for phase in Phase:
-                self.instances.labels(group, phase.value).set(counts[phase])
+                self.instances.labels(group, phase.value).set(state.counts[phase])
 
     async def run(self, *, interval: float = 2.0) -> None:
         while True:

@@ -28,6 +28,7 @@ from simkube.core.logs import get_logger
 log = get_logger(__name__)
 
 CIDR_SLOTS = 32768  # /24s in 10.128.0.0/9
+YIELD_EVERY = 500
 
 
 def cidr_for_slot(slot: int) -> str:
@@ -71,8 +72,10 @@ class Reconciler:
                     self.mark_all()
                 self._wake.clear()
                 dirty, self._dirty = self._dirty, set()
-                for group, name in dirty:
+                for count, (group, name) in enumerate(dirty, start=1):
                     self._check(group, name)
+                    if count % YIELD_EVERY == 0:
+                        await asyncio.sleep(0)  # a full pass over 10,000 must not stall RPCs
         finally:
             for task in list(self._tasks):
                 task.cancel()

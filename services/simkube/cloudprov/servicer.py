@@ -24,7 +24,7 @@ from google.protobuf import any_pb2
 
 from simkube.cloudprov.config import CloudConfig, NodeGroupConfig
 from simkube.cloudprov.errors import InvalidArgumentError, NotFoundError, RpcError
-from simkube.cloudprov.index import ClusterIndex, Phase
+from simkube.cloudprov.index import ClusterIndex, GroupState, Phase
 from simkube.cloudprov.manifests import template_node
 from simkube.cloudprov.naming import GROUP_LABEL, OWNER_LABEL, instance_name, provider_id
 from simkube.cloudprov.nodeproto import encode_node
@@ -64,6 +64,38 @@ def answers(method: Callable[[S, Req, Context], Awaitable[Resp]],
     return wrapped
 
 
+class InstanceListing:
+    """NodeGroupNodes answers for one group, rebuilt only when some instance's phase changed.
+
+    Building 5,000 ``Instance`` messages one by one takes tens of milliseconds; so each
+    instance's encoding is kept (as a one-instance response) until its phase changes, and
+    the answer is those encodings concatenated — protobuf merges concatenated messages,
+    appending repeated fields — decoded in one C call.
+    """
+
+    def __init__(self) -> None:
+        self._pieces: dict[str, tuple[Phase, bytes]] = {}
+        self._generation = -1
+        self._response = pb.NodeGroupNodesResponse()
+
+    def response(self, state: GroupState) -> pb.NodeGroupNodesResponse:
+        if state.generation != self._generation:
+            pieces: dict[str, tuple[Phase, bytes]] = {}
+            for name, phase in state.phases.items():
+                piece = self._pieces.get(name)
+                if piece is None or piece[0] is not phase:
+                    instance = pb.Instance(id=provider_id(name), status=pb.InstanceStatus(
+                        instanceState=STATES[phase]))
+                    piece = (phase, pb.NodeGroupNodesResponse(
+                        instances=[instance]).SerializeToString())
+                pieces[name] = piece
+            self._pieces = pieces
+            self._response = pb.NodeGroupNodesResponse.FromString(
+                b"".join(piece for _, piece in pieces.values()))
+            self._generation = state.generation
+        return self._response
+
+
 class CloudProviderServicer(pb_grpc.CloudProviderServicer):
     def __init__(self, *, config: CloudConfig, index: ClusterIndex, scaler: Scaler) -> None:
         self._config = config
@@ -71,6 +103,7 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
         self._scaler = scaler
         self._templates = {g.id: encode_node(template_node(g, namespace=config.namespace))
                            for g in config.groups.values()}
+        self._listings = {group: InstanceListing() for group in config.groups}
 
     def _group(self, group_id: str) -> NodeGroupConfig:
         if not group_id:
@@ -194,10 +227,7 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
     async def NodeGroupNodes(self, request: pb.NodeGroupNodesRequest,
                              context: Context) -> pb.NodeGroupNodesResponse:
         group = self._group(request.id)
-        return pb.NodeGroupNodesResponse(instances=[
-            pb.Instance(id=provider_id(name),
-                        status=pb.InstanceStatus(instanceState=STATES[phase]))
-            for name, phase in self._index.groups[group.id].instances()])
+        return self._listings[group.id].response(self._index.groups[group.id])
 
     @answers
     async def NodeGroupTemplateNodeInfo(

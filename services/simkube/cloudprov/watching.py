@@ -20,6 +20,7 @@ from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
 
+YIELD_EVERY = 50
 OnList = Callable[[list[dict[str, Any]]], None]
 OnEvent = Callable[[str, dict[str, Any]], None]
 
@@ -74,7 +75,12 @@ class Watch:
         seconds = random.randint(*self._watch_seconds)  # noqa: S311  # spread reconnects
         query = {"labelSelector": self._selector, "resourceVersion": version,
                  "allowWatchBookmarks": "true", "timeoutSeconds": str(seconds)}
+        handled = 0
         async for event in self._api.watch(self.path, query=query, idle_timeout=seconds + 30):
+            handled += 1
+            if handled % YIELD_EVERY == 0:
+                # A burst of buffered events is read without ever waiting; let RPCs in.
+                await asyncio.sleep(0)
             kind = str(event.get("type"))
             obj = event.get("object")
             if not isinstance(obj, dict):

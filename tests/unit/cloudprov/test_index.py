@@ -18,7 +18,7 @@ def cluster() -> FakeCluster:
 
 
 def phases(cluster: FakeCluster, group: str = "small") -> dict[str, Phase]:
-    return dict(cluster.index.groups[group].instances())
+    return dict(cluster.index.groups[group].phases)
 
 
 def test_instance_phases_follow_pods_and_nodes(cluster: FakeCluster) -> None:
@@ -117,3 +117,21 @@ def test_listeners_hear_every_change(cluster: FakeCluster) -> None:
     cluster.deployment(make_config(), "small", 1)
     cluster.pod("small", "p")
     assert heard == [("small", ""), ("small", "p")]
+
+
+def test_phase_counts_and_generation_move_only_with_phases(cluster: FakeCluster) -> None:
+    config = make_config()
+    state = cluster.index.groups["small"]
+    cluster.pod("small", "a")
+    cluster.node(config, "small", "a", ready=False)
+    assert state.counts[Phase.CREATING] == 1
+    generation = state.generation
+    cluster.put("/api/v1/nodes/a", cluster.objects["/api/v1/nodes/a"], event="MODIFIED")
+    assert state.generation == generation  # a heartbeat changes no phase
+    cluster.node(config, "small", "a", ready=True)
+    assert state.generation == generation + 1
+    assert (state.counts[Phase.CREATING], state.counts[Phase.RUNNING]) == (0, 1)
+    cluster.remove("/api/v1/namespaces/sk-test/pods/a")
+    cluster.remove("/api/v1/nodes/a")
+    assert state.phases == {}
+    assert sum(state.counts.values()) == 0
