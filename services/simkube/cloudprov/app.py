@@ -86,6 +86,12 @@ class CloudProvider:
         # The reconciler's first pass creates missing group Deployments (at minSize).
         self._spawn(Reconciler(api=self.api, index=index, config=config).run())
         await self._deployments()
+        for group, state in index.groups.items():
+            spec = config.groups[group]
+            if state.replicas is not None and not spec.min_size <= state.replicas <= spec.max_size:
+                log.warning("group size is outside the configured bounds; Cluster Autoscaler "
+                            "will bring it back", group=group, replicas=state.replicas,
+                            min_size=spec.min_size, max_size=spec.max_size)
         self._scaler = scaler = Scaler(api=self.api, index=index, config=config)
         await scaler.recover()
         servicer = CloudProviderServicer(config=config, index=index, scaler=scaler)
