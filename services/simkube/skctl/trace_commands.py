@@ -181,10 +181,14 @@ def fix_command(source: Path, target: Path, requested: dict[FindingCode, FixChoi
               help="Multiply memory requests/limits.")
 @click.option("--resources-in", type=click.Choice(["requests", "limits", "both"]),
               default="both", show_default=True, help="Which resources the factors scale.")
-@click.option("--add-node-selector", multiple=True, metavar="KEY=VALUE")
-@click.option("--remove-node-selector", multiple=True, metavar="KEY")
-@click.option("--add-toleration", multiple=True, metavar="KEY[=VALUE][:EFFECT]")
-@click.option("--remove-toleration", multiple=True, metavar="KEY")
+@click.option("--add-node-selector", multiple=True, metavar="KEY=VALUE",
+              help="Add (or overwrite) a nodeSelector label in pod templates.")
+@click.option("--remove-node-selector", multiple=True, metavar="KEY",
+              help="Remove a nodeSelector label from pod templates.")
+@click.option("--add-toleration", multiple=True, metavar="KEY[=VALUE][:EFFECT]",
+              help="Add a toleration (Exists without a value) to pod templates.")
+@click.option("--remove-toleration", multiple=True, metavar="KEY",
+              help="Remove every toleration with this key from pod templates.")
 @click.option("--time-scale", type=click.FloatRange(min=0, min_open=True),
               help="Multiply time between events (0.5: twice as fast).")
 @click.option("--target-namespace", "target_namespaces", multiple=True,
