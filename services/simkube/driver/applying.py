@@ -65,9 +65,19 @@ class Applier:
             described[0] = str(target)
             if target.namespace:
                 await self._namespaces.ensure(target.namespace)
-            await self._kube.request("PATCH", resource.item(name=target.name,
-                                                            namespace=target.namespace),
-                                     body=body, query=APPLY_QUERY, content_type=APPLY_PATCH)
+            try:
+                await self._kube.request("PATCH", resource.item(name=target.name,
+                                                                namespace=target.namespace),
+                                         body=body, query=APPLY_QUERY, content_type=APPLY_PATCH)
+            except ApiError as exc:
+                if exc.code == 404 and target.namespace and exc.message.startswith(
+                        f'namespaces "{target.namespace}"'):
+                    # The trace deleted the namespace and it has just finished terminating:
+                    # create it again on the next attempt.
+                    self._namespaces.forget(target.namespace)
+                    raise ApiError(code=exc.code, reason=exc.reason, message=exc.message,
+                                   retry=True) from None
+                raise
         async with self._in_order(ref):
             return await self._run(Operation.APPLY, described, offset_ms, started, attempt)
 

@@ -10,8 +10,11 @@ pause to ``paused``, which shifts the whole remaining schedule by exactly that m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
+
+from simkube.driver.signals import Signal
 
 
 class ReplayClock:
@@ -21,7 +24,7 @@ class ReplayClock:
         self._t0: float | None = None
         self._paused_total = 0.0
         self._paused_at: float | None = None
-        self._changed = asyncio.Event()
+        self._changed = Signal()
 
     def start(self) -> None:
         self._t0 = self._now()
@@ -59,7 +62,7 @@ class ReplayClock:
         if self._paused_at is not None:
             return False
         self._paused_at = self._now()
-        self._notify()
+        self._changed.fire()
         return True
 
     def resume(self) -> bool:
@@ -67,17 +70,13 @@ class ReplayClock:
             return False
         self._paused_total += self._now() - self._paused_at
         self._paused_at = None
-        self._notify()
+        self._changed.fire()
         return True
-
-    def _notify(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
 
     async def wait_until(self, offset_ms: float) -> float:
         """Sleep until ``offset_ms`` is due and the clock is not paused; returns the due time."""
         while True:
-            changed = self._changed
+            changed = self._changed.arm()
             if self._paused_at is not None:
                 await changed.wait()
                 continue
@@ -85,8 +84,6 @@ class ReplayClock:
             remaining = due - self._now()
             if remaining <= 0:
                 return due
-            try:
+            with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(remaining):
                     await changed.wait()
-            except TimeoutError:
-                pass

@@ -35,6 +35,7 @@ from simkube.driver.progress import Progress, ProgressSnapshot, SimulationState
 from simkube.driver.replaying import Replayer
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.driver.scanning import TraceScan
+from simkube.driver.signals import Signal
 from simkube.trace import TraceSource
 
 log = get_logger(__name__)
@@ -62,7 +63,7 @@ class Simulation:
         self._cleanup: asyncio.Task[None] | None = None
         self._cleanup_expected = options.cleanup
         self._cleanup_done = False
-        self._changed = asyncio.Event()
+        self._changed = Signal()
         self._started_at: float | None = None
         self._ended_at: float | None = None
 
@@ -83,25 +84,23 @@ class Simulation:
         return self.progress.snapshot(wall_time_ms=wall, paused_ms=paused)
 
     def _notify(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        self._changed.fire()
 
     async def changes(self, *, interval: float) -> AsyncIterator[ProgressSnapshot]:
         """The current snapshot, then one per change at most every ``interval`` seconds,
         ending with the final state (and again once cleaned up, if that is still to come)."""
         while True:
-            changed = self._changed
+            changed = self._changed.arm()
             snapshot = self.snapshot()
             yield snapshot
             if snapshot.state.finished and (self._cleanup_done or not self._cleanup_expected):
                 return
             await asyncio.sleep(interval)
-            if self._changed is changed:
-                try:
+            if not changed.is_set():
+                # Without news, still every second or so: the clock and wall time move on.
+                with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(max(interval, 1.0)):
                         await changed.wait()
-                except TimeoutError:
-                    pass  # time moved on: the clock and wall time changed anyway
 
     # -- running -----------------------------------------------------------------------
 

@@ -139,3 +139,12 @@ async def test_objects_that_cannot_be_rewritten_are_failures() -> None:
     failure = await _applier(FakeKube()).apply(broken, offset_ms=0)
     assert failure is not None
     assert failure.reason == "BadObject"
+
+
+async def test_a_namespace_gone_meanwhile_is_created_again() -> None:
+    answers: list[Any] = [ApiError(code=404, reason="NotFound",
+                                   message='namespaces "v-a" not found')]
+    kube = FakeKube(answer=lambda call: answers.pop() if call.method == "PATCH" and answers
+                    else {})
+    assert await _applier(kube).apply(config_map("c", namespace="a"), offset_ms=0) is None
+    assert len(kube.made("POST")) == 2  # the namespace, and again after it vanished

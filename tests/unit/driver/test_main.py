@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import structlog
 
-from simkube.driver.main import default_name, main
+from simkube.driver.main import main
+from simkube.driver.replay_command import default_name
 
 pytestmark = pytest.mark.unit
 SK_DRIVER = str(Path(sys.executable).parent / "sk-driver")
