@@ -91,6 +91,10 @@ class GroupState:
             self.phases[name] = new
         self.generation += 1
 
+    def active(self) -> int:
+        """Pods not on their way out: what the ReplicaSet controller counts against replicas."""
+        return sum(1 for pod in self.pods.values() if not pod.terminating)
+
     def registered(self) -> int:
         """Nodes that exist and stay: what DecreaseTargetSize may never remove."""
         return sum(1 for name in self.nodes if self.phases.get(name) is not Phase.DELETING)

@@ -97,6 +97,16 @@ class KubeApi:
                             message=str(decoded.get("message") or payload[:300]))
         return decoded
 
+    async def delete(self, path: str) -> bool:
+        """Delete the object at ``path``; False if it was already gone."""
+        try:
+            await self.request("DELETE", path)
+        except KubeError as exc:
+            if exc.code != 404:
+                raise
+            return False
+        return True
+
     async def watch(self, path: str, *, query: Mapping[str, str],
                     idle_timeout: float) -> AsyncIterator[dict[str, Any]]:
         """Watch events until the server ends the stream; an ERROR event raises KubeError."""

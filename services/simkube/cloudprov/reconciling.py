@@ -151,12 +151,8 @@ class Reconciler:
         log.debug("node created", group=group, node=name, pod_cidr=cidr)
 
     async def _delete_node(self, name: str) -> None:
-        try:
-            await self._api.request("DELETE", f"/api/v1/nodes/{name}")
-        except KubeError as exc:
-            if exc.code != 404:
-                raise
-        log.debug("node deleted", node=name)
+        if await self._api.delete(f"/api/v1/nodes/{name}"):
+            log.debug("node deleted", node=name)
 
     async def _create_deployment(self, group: str) -> None:
         spec = self._config.groups[group]

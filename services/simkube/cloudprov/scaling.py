@@ -19,7 +19,7 @@ concurrent edit aborts it instead of being overwritten.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.errors import (
@@ -32,7 +32,7 @@ from simkube.cloudprov.errors import (
 )
 from simkube.cloudprov.index import ClusterIndex, GroupState
 from simkube.cloudprov.kubeapi import ContentType, KubeApi, KubeError
-from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
+from simkube.cloudprov.removal import Removals, time_left
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -44,10 +44,8 @@ class Scaler:
         self._api = api
         self._index = index
         self._config = config
-        self._settle = settle
         self._locks = {group: asyncio.Lock() for group in config.groups}
-        self._removing: dict[str, set[str]] = {group: set() for group in config.groups}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._removals = Removals(api=api, index=index, config=config, settle=settle)
 
     def state(self, group: str) -> GroupState:
         state = self._index.groups[group]
@@ -101,7 +99,7 @@ class Scaler:
                 await self._shrink(group, chosen, target, deadline=deadline)
             doomed = [name for name in wanted if name in state.nodes]
             try:
-                await asyncio.gather(*(self._delete(f"/api/v1/nodes/{name}") for name in doomed))
+                await asyncio.gather(*(self._api.delete(f"/api/v1/nodes/{n}") for n in doomed))
             except KubeError as exc:
                 raise UnavailableError(
                     f"the target of node group {group!r} is now {target}, but deleting its Nodes "
@@ -157,105 +155,19 @@ class Scaler:
                     f"{state.replicas}); nothing was changed, retry") from None
             raise UnavailableError(f"cannot update node group {group!r}: {exc}") from None
         if not await self._index.wait_until(lambda: state.replicas == target,
-                                            timeout=_left(deadline)):
+                                            timeout=time_left(deadline)):
             raise UnavailableError(
                 f"the target of node group {group!r} was set to {target}, but the watch has not "
                 f"shown it yet")
 
     async def _shrink(self, group: str, chosen: list[str], target: int, *,
                       deadline: float) -> None:
-        """Mark ``chosen`` cheapest, lower replicas to ``target``, withdraw marks on failure."""
-        state = self._index.groups[group]
-        in_flight = self._removing[group]
-        stale = [name for name, pod in state.pods.items() if pod.marked and not pod.terminating
-                 and name not in in_flight and name not in chosen]
-        try:
-            await self._mark(group, stale, cost=None)
-            await self._mark(group, chosen, cost=LOWEST_DELETION_COST)
-            await self._until_marked(group, chosen, deadline=deadline)
-            await self._set_replicas(group, target, deadline=deadline)
-        except BaseException:
-            await asyncio.shield(self._withdraw(group, chosen))
-            raise
-        in_flight.update(chosen)
-        task = asyncio.create_task(self._follow_up(group, chosen, target))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _until_marked(self, group: str, chosen: list[str], *, deadline: float) -> None:
-        # The ReplicaSet controller ranks pods from its own watch; ours showing the marks is
-        # the best evidence available that its cache has them before replicas drop.
-        state = self._index.groups[group]
-        if not await self._index.wait_until(
-                lambda: all(name not in state.pods or not state.pods[name].live
-                            for name in chosen), timeout=_left(deadline)):
-            raise UnavailableError(
-                f"the watch did not show the pods of node group {group!r} marked for removal; "
-                f"nothing was changed")
-
-    async def _withdraw(self, group: str, names: list[str]) -> None:
-        try:
-            await self._mark(group, names, cost=None)
-        except KubeError as exc:
-            log.warning("could not withdraw deletion-cost marks", group=group, pods=names,
-                        error=str(exc))
-
-    async def _mark(self, group: str, names: Collection[str], *, cost: str | None) -> None:
-        ns = self._config.namespace
-        body = {"metadata": {"annotations": {DELETION_COST_ANNOTATION: cost}}}
-        try:
-            await asyncio.gather(*(self._api.request(
-                "PATCH", f"/api/v1/namespaces/{ns}/pods/{name}", body=body,
-                content_type=ContentType.MERGE_PATCH) for name in names))
-        except KubeError as exc:
-            if exc.code != 404:
-                raise UnavailableError(f"cannot mark pods of node group {group!r}: {exc}") from None
-
-    async def _follow_up(self, group: str, chosen: list[str], target: int) -> None:
-        """Delete chosen pods the ReplicaSet kept (it had too few pods to remove them all)."""
-        state = self._index.groups[group]
-
-        def kept() -> list[str]:
-            return [n for n in chosen if n in state.pods and not state.pods[n].terminating]
-
-        def settled() -> bool:
-            active = sum(1 for pod in state.pods.values() if not pod.terminating)
-            return not kept() or active <= target
-        try:
-            await self._index.wait_until(settled, timeout=self._settle)
-            leftovers = kept()
-            if leftovers:
-                log.info("the ReplicaSet kept pods chosen for removal; deleting them",
-                         group=group, pods=leftovers)
-                ns = self._config.namespace
-                await asyncio.gather(*(self._delete(f"/api/v1/namespaces/{ns}/pods/{name}")
-                                       for name in leftovers))
-        except KubeError as exc:
-            log.warning("follow-up of a scale-down failed", group=group, error=str(exc))
-        finally:
-            self._removing[group].difference_update(chosen)
+        await self._removals.remove(
+            group, chosen, target=target, deadline=deadline,
+            lower=lambda: self._set_replicas(group, target, deadline=deadline))
 
     async def recover(self) -> None:
-        """After a restart: marks whose scale-down never happened are withdrawn."""
-        for group, state in self._index.groups.items():
-            marked = [n for n, pod in state.pods.items() if pod.marked and not pod.terminating]
-            active = sum(1 for pod in state.pods.values() if not pod.terminating)
-            if marked and state.replicas is not None and active <= state.replicas:
-                log.info("withdrawing stale deletion-cost marks", group=group, pods=marked)
-                await self._withdraw(group, marked)
-
-    async def _delete(self, path: str) -> None:
-        try:
-            await self._api.request("DELETE", path)
-        except KubeError as exc:
-            if exc.code != 404:
-                raise
+        await self._removals.recover()
 
     async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-
-
-def _left(deadline: float) -> float:
-    return max(deadline - asyncio.get_running_loop().time(), 0.05)
+        await self._removals.close()

@@ -24,9 +24,10 @@ from google.protobuf import any_pb2
 
 from simkube.cloudprov.config import CloudConfig, NodeGroupConfig
 from simkube.cloudprov.errors import InvalidArgumentError, NotFoundError, RpcError
-from simkube.cloudprov.index import ClusterIndex, GroupState, Phase
+from simkube.cloudprov.index import ClusterIndex
+from simkube.cloudprov.listing import InstanceListing
 from simkube.cloudprov.manifests import template_node
-from simkube.cloudprov.naming import GROUP_LABEL, OWNER_LABEL, instance_name, provider_id
+from simkube.cloudprov.naming import GROUP_LABEL, OWNER_LABEL, instance_name
 from simkube.cloudprov.nodeproto import encode_node
 from simkube.cloudprov.pricing import price_over
 from simkube.cloudprov.scaling import Scaler
@@ -45,9 +46,6 @@ S = TypeVar("S", bound="CloudProviderServicer")
 # CA's externalgrpc client gives each call grpc_timeout (5s by default); without a deadline
 # a size change may take this long before answering UNAVAILABLE.
 DEFAULT_BUDGET = 30.0
-STATES = {Phase.CREATING: pb.InstanceStatus.instanceCreating,
-          Phase.RUNNING: pb.InstanceStatus.instanceRunning,
-          Phase.DELETING: pb.InstanceStatus.instanceDeleting}
 
 
 def answers(method: Callable[[S, Req, Context], Awaitable[Resp]],
@@ -62,38 +60,6 @@ def answers(method: Callable[[S, Req, Context], Awaitable[Resp]],
             await context.abort(exc.code, str(exc))
             raise  # abort() raises; this line satisfies the type checker
     return wrapped
-
-
-class InstanceListing:
-    """NodeGroupNodes answers for one group, rebuilt only when some instance's phase changed.
-
-    Building 5,000 ``Instance`` messages one by one takes tens of milliseconds; so each
-    instance's encoding is kept (as a one-instance response) until its phase changes, and
-    the answer is those encodings concatenated — protobuf merges concatenated messages,
-    appending repeated fields — decoded in one C call.
-    """
-
-    def __init__(self) -> None:
-        self._pieces: dict[str, tuple[Phase, bytes]] = {}
-        self._generation = -1
-        self._response = pb.NodeGroupNodesResponse()
-
-    def response(self, state: GroupState) -> pb.NodeGroupNodesResponse:
-        if state.generation != self._generation:
-            pieces: dict[str, tuple[Phase, bytes]] = {}
-            for name, phase in state.phases.items():
-                piece = self._pieces.get(name)
-                if piece is None or piece[0] is not phase:
-                    instance = pb.Instance(id=provider_id(name), status=pb.InstanceStatus(
-                        instanceState=STATES[phase]))
-                    piece = (phase, pb.NodeGroupNodesResponse(
-                        instances=[instance]).SerializeToString())
-                pieces[name] = piece
-            self._pieces = pieces
-            self._response = pb.NodeGroupNodesResponse.FromString(
-                b"".join(piece for _, piece in pieces.values()))
-            self._generation = state.generation
-        return self._response
 
 
 class CloudProviderServicer(pb_grpc.CloudProviderServicer):

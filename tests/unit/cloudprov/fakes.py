@@ -7,6 +7,7 @@ same signature as ``KubeApi.request``; ``fail`` makes the next matching call rai
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import itertools
 from typing import Any
@@ -15,11 +16,15 @@ import yaml
 
 from simkube.cloudprov.config import CloudConfig, parse
 from simkube.cloudprov.index import ClusterIndex, Kind
-from simkube.cloudprov.kubeapi import KubeError
+from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
-from simkube.cloudprov.naming import GROUP_LABEL
+from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, GROUP_LABEL, LOWEST_DELETION_COST
+from simkube.cloudprov.scaling import Scaler
 
 NAMESPACE = "sk-test"
+DEPLOYMENT = f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/small"
+PODS = f"/api/v1/namespaces/{NAMESPACE}/pods"
+MARKED = {DELETION_COST_ANNOTATION: LOWEST_DELETION_COST}  # a pod chosen for removal
 GROUPS = f"""
 namespace: {NAMESPACE}
 gpu: {{label: example.com/gpu, types: [t4, a100]}}
@@ -74,8 +79,11 @@ def kind_of(path: str) -> Kind:
     raise AssertionError(f"unexpected path {path}")
 
 
-class FakeCluster:
-    def __init__(self, index: ClusterIndex) -> None:
+class FakeCluster(KubeApi):
+    """``KubeApi`` with ``request`` answered from memory (its other helpers build on it)."""
+
+    def __init__(self, index: ClusterIndex) -> None:  # no ApiClient: nothing goes out
+
         self.index = index
         self.objects: dict[str, dict[str, Any]] = {}
         self.calls: list[tuple[str, str, Any]] = []
@@ -147,3 +155,39 @@ class FakeCluster:
 
     def paths(self, kind: Kind) -> list[str]:
         return sorted(p for p in self.objects if kind_of(p) is kind)
+
+
+class ScalingSetup:
+    """A Scaler on a FakeCluster: group ``small`` at 3 replicas with Nodes a, b, c (min 1,
+    max 5) and group ``gpu`` with Node g."""
+
+    def __init__(self) -> None:
+        config = self.config = make_config()
+        self.cluster = cluster = FakeCluster(ClusterIndex(groups=config.groups))
+        self.scaler = Scaler(api=cluster, index=cluster.index, config=config, settle=0.5)
+        cluster.deployment(config, "small", 3)
+        cluster.deployment(config, "gpu", 1)
+        for name in "abc":
+            cluster.pod("small", name)
+            cluster.node(config, "small", name)
+        cluster.pod("gpu", "g")
+        cluster.node(config, "gpu", "g")
+        cluster.calls.clear()
+
+    def deadline(self) -> float:
+        return asyncio.get_running_loop().time() + 5
+
+    def replicas(self) -> int:
+        return self.scaler.replicas("small")
+
+    def marked(self) -> set[str]:
+        return {name for name, pod in self.cluster.index.groups["small"].pods.items()
+                if pod.marked}
+
+    def writes(self) -> list[tuple[str, str]]:
+        return [(m, p) for m, p, _ in self.cluster.calls if m != "GET"]
+
+    def replica_set_removes_marked(self) -> None:
+        """What the ReplicaSet controller does with pods cheaper than the rest."""
+        for name in sorted(self.marked()):
+            self.cluster.remove(f"{PODS}/{name}")

@@ -5,11 +5,9 @@ import asyncio
 import pytest
 
 from simkube.cloudprov.index import ClusterIndex, Kind, Phase
-from simkube.cloudprov.naming import LOWEST_DELETION_COST
-from tests.unit.cloudprov.fakes import FakeCluster, make_config
+from tests.unit.cloudprov.fakes import MARKED, FakeCluster, make_config
 
 pytestmark = pytest.mark.unit
-COST = "controller.kubernetes.io/pod-deletion-cost"
 
 
 @pytest.fixture
@@ -28,8 +26,8 @@ def test_instance_phases_follow_pods_and_nodes(cluster: FakeCluster) -> None:
     cluster.node(config, "small", "booting", ready=False)
     cluster.pod("small", "running")
     cluster.node(config, "small", "running")
-    cluster.pod("small", "chosen", **{COST: LOWEST_DELETION_COST})
-    cluster.pod("small", "cheap", **{COST: "-5"})
+    cluster.pod("small", "chosen", **MARKED)
+    cluster.pod("small", "cheap", **{"controller.kubernetes.io/pod-deletion-cost": "-5"})
     cluster.node(config, "small", "orphan")
     assert phases(cluster) == {"creating": Phase.CREATING, "booting": Phase.CREATING,
                                "running": Phase.RUNNING, "chosen": Phase.DELETING,

@@ -2,18 +2,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import cast
 
 import pytest
 
 from simkube.cloudprov.index import ClusterIndex, Kind
-from simkube.cloudprov.kubeapi import KubeApi
-from simkube.cloudprov.naming import LOWEST_DELETION_COST
 from simkube.cloudprov.reconciling import Reconciler, cidr_for_slot
-from tests.unit.cloudprov.fakes import NAMESPACE, FakeCluster, make_config
+from tests.unit.cloudprov.fakes import MARKED, NAMESPACE, FakeCluster, make_config
 
 pytestmark = pytest.mark.unit
-COST = "controller.kubernetes.io/pod-deletion-cost"
 CONFIG = make_config()
 
 
@@ -22,7 +18,7 @@ async def cluster() -> AsyncIterator[FakeCluster]:
     cluster = FakeCluster(ClusterIndex(groups=CONFIG.groups))
     for group in CONFIG.groups:
         cluster.deployment(CONFIG, group, 0)
-    reconciler = Reconciler(api=cast(KubeApi, cluster), index=cluster.index, config=CONFIG,
+    reconciler = Reconciler(api=cluster, index=cluster.index, config=CONFIG,
                             retry=0.05)
     task = asyncio.create_task(reconciler.run())
     yield cluster
@@ -61,8 +57,8 @@ async def test_nodes_whose_pod_is_gone_are_deleted(cluster: FakeCluster) -> None
 
 
 async def test_pods_chosen_for_removal_get_no_node_and_keep_theirs(cluster: FakeCluster) -> None:
-    cluster.pod("small", "kept", **{COST: LOWEST_DELETION_COST})
-    cluster.pod("small", "going", **{COST: LOWEST_DELETION_COST})
+    cluster.pod("small", "kept", **MARKED)
+    cluster.pod("small", "going", **MARKED)
     cluster.node(CONFIG, "small", "kept")
     cluster.pod("small", "other")
     await settle(cluster, lambda: "other" in cluster.index.groups["small"].nodes, "other's node")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, cast
+from typing import Any
 
 import grpc
 import pytest
@@ -12,10 +12,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from prometheus_client import generate_latest
 
 from simkube.cloudprov.index import ClusterIndex
-from simkube.cloudprov.kubeapi import KubeApi
 from simkube.cloudprov.metrics import GroupGauges
 from simkube.cloudprov.scaling import Scaler
-from simkube.cloudprov.servicer import CloudProviderServicer, InstanceListing
+from simkube.cloudprov.servicer import CloudProviderServicer
 from simkube.core.serving import Service
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import (
@@ -51,7 +50,7 @@ async def rpc() -> AsyncIterator[Harness]:
         cluster.pod("small", name)
     cluster.node(CONFIG, "small", "small-x-aaaaa")
     cluster.node(CONFIG, "small", "small-x-bbbbb", ready=False)
-    scaler = Scaler(api=cast(KubeApi, cluster), index=cluster.index, config=CONFIG)
+    scaler = Scaler(api=cluster, index=cluster.index, config=CONFIG)
     servicer = CloudProviderServicer(config=CONFIG, index=cluster.index, scaler=scaler)
     service = Service(name="test", listen="127.0.0.1:0", grace=0.1)
 
@@ -220,20 +219,3 @@ async def test_metrics_count_calls_and_group_sizes(rpc: Harness) -> None:
     assert 'sk_cloudprov_node_group_instances{group="small",state="creating"} 2.0' in scrape
     assert 'sk_cloudprov_node_group_instances{group="small",state="running"} 1.0' in scrape
     assert 'sk_cloudprov_node_group_max_size{group="gpu"} 3.0' in scrape
-
-
-def test_instance_listing_is_rebuilt_only_when_phases_change() -> None:
-    cluster = FakeCluster(ClusterIndex(groups=CONFIG.groups))
-    state = cluster.index.groups["small"]
-    listing = InstanceListing()
-    for index in range(300):
-        cluster.pod("small", f"p{index}")
-    first = listing.response(state)
-    assert [i.id for i in first.instances] == [f"simkube://p{index}" for index in range(300)]
-    assert listing.response(state) is first
-    cluster.node(CONFIG, "small", "p7")
-    second = listing.response(state)
-    assert second is not first
-    states = {i.id: i.status.instanceState for i in second.instances}
-    assert states["simkube://p7"] == pb.InstanceStatus.instanceRunning
-    assert list(states.values()).count(pb.InstanceStatus.instanceCreating) == 299

@@ -1,0 +1,124 @@
+"""Removing exactly the chosen placeholder pods through the ReplicaSet controller.
+
+The ReplicaSet controller decides which pods go when replicas drop; it removes those with
+the lowest ``controller.kubernetes.io/pod-deletion-cost`` first. So a removal marks the
+chosen pods with the lowest cost, waits until the watch shows the marks, lowers replicas
+(the caller's ``lower``), and withdraws the marks if any step fails, so a failed scale-down
+leaves no pod marked for the next one. Marks nobody is acting on any more (a crash between
+marking and lowering) are withdrawn before the next choice and at start.
+
+When the ReplicaSet still had pods to create it removes fewer than were chosen (it only
+deletes pods beyond its replicas); a follow-up then deletes the chosen pods that stayed.
+The target is already right, so the ReplicaSet's answer — a new pod — is what is wanted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Collection
+
+from simkube.cloudprov.config import CloudConfig
+from simkube.cloudprov.errors import UnavailableError
+from simkube.cloudprov.index import ClusterIndex
+from simkube.cloudprov.kubeapi import ContentType, KubeApi, KubeError
+from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
+from simkube.core.logs import get_logger
+
+log = get_logger(__name__)
+
+
+def time_left(deadline: float) -> float:
+    """Seconds until ``deadline`` (event loop time), never quite zero."""
+    return max(deadline - asyncio.get_running_loop().time(), 0.05)
+
+
+class Removals:
+    def __init__(self, *, api: KubeApi, index: ClusterIndex, config: CloudConfig,
+                 settle: float) -> None:
+        self._api = api
+        self._index = index
+        self._config = config
+        self._settle = settle
+        self._in_flight: dict[str, set[str]] = {group: set() for group in config.groups}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def remove(self, group: str, chosen: list[str], *, target: int,
+                     lower: Callable[[], Awaitable[None]], deadline: float) -> None:
+        """Mark ``chosen`` cheapest, ``lower`` replicas to ``target``; undo marks on failure."""
+        state = self._index.groups[group]
+        in_flight = self._in_flight[group]
+        stale = [name for name, pod in state.pods.items() if pod.marked and not pod.terminating
+                 and name not in in_flight and name not in chosen]
+        try:
+            await self._mark(group, stale, cost=None)
+            await self._mark(group, chosen, cost=LOWEST_DELETION_COST)
+            await self._until_marked(group, chosen, deadline=deadline)
+            await lower()
+        except BaseException:
+            await asyncio.shield(self._withdraw(group, chosen))
+            raise
+        in_flight.update(chosen)
+        task = asyncio.create_task(self._follow_up(group, chosen, target))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _until_marked(self, group: str, chosen: list[str], *, deadline: float) -> None:
+        # The ReplicaSet controller ranks pods from its own watch; ours showing the marks is
+        # the best evidence available that its cache has them before replicas drop.
+        state = self._index.groups[group]
+        if not await self._index.wait_until(
+                lambda: all(name not in state.pods or not state.pods[name].live
+                            for name in chosen), timeout=time_left(deadline)):
+            raise UnavailableError(f"the watch did not show the pods of node group {group!r} "
+                                   f"marked for removal; nothing was changed")
+
+    async def recover(self) -> None:
+        """After a restart: marks whose scale-down never happened are withdrawn."""
+        for group, state in self._index.groups.items():
+            marked = [n for n, pod in state.pods.items() if pod.marked and not pod.terminating]
+            if marked and state.replicas is not None and state.active() <= state.replicas:
+                log.info("withdrawing stale deletion-cost marks", group=group, pods=marked)
+                await self._withdraw(group, marked)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _withdraw(self, group: str, names: list[str]) -> None:
+        try:
+            await self._mark(group, names, cost=None)
+        except UnavailableError as exc:
+            log.warning("could not withdraw deletion-cost marks", group=group, pods=names,
+                        error=str(exc))
+
+    async def _mark(self, group: str, names: Collection[str], *, cost: str | None) -> None:
+        ns = self._config.namespace
+        body = {"metadata": {"annotations": {DELETION_COST_ANNOTATION: cost}}}
+        try:
+            await asyncio.gather(*(self._api.request(
+                "PATCH", f"/api/v1/namespaces/{ns}/pods/{name}", body=body,
+                content_type=ContentType.MERGE_PATCH) for name in names))
+        except KubeError as exc:
+            if exc.code != 404:
+                raise UnavailableError(f"cannot mark pods of node group {group!r}: {exc}") from None
+
+    async def _follow_up(self, group: str, chosen: list[str], target: int) -> None:
+        state = self._index.groups[group]
+
+        def kept() -> list[str]:
+            return [n for n in chosen if n in state.pods and not state.pods[n].terminating]
+        try:
+            await self._index.wait_until(lambda: not kept() or state.active() <= target,
+                                         timeout=self._settle)
+            leftovers = kept()
+            if leftovers:
+                log.info("the ReplicaSet kept pods chosen for removal; deleting them",
+                         group=group, pods=leftovers)
+                ns = self._config.namespace
+                await asyncio.gather(*(self._api.delete(f"/api/v1/namespaces/{ns}/pods/{name}")
+                                       for name in leftovers))
+        except KubeError as exc:
+            log.warning("follow-up of a scale-down failed", group=group, error=str(exc))
+        finally:
+            self._in_flight[group].difference_update(chosen)

@@ -1,0 +1,52 @@
+"""Marks, withdrawal and follow-up of a scale-down, seen through the Scaler that uses them."""
+
+from __future__ import annotations
+
+import pytest
+
+from simkube.cloudprov.errors import AbortedError, UnavailableError
+from tests.unit.cloudprov.fakes import DEPLOYMENT, MARKED, PODS, ScalingSetup
+
+pytestmark = pytest.mark.unit
+
+
+async def test_a_failed_replicas_update_withdraws_the_marks(setup: ScalingSetup) -> None:
+    setup.cluster.fail("PATCH", "/deployments/small", code=500)
+    with pytest.raises(UnavailableError, match="cannot update node group 'small'"):
+        await setup.scaler.delete_nodes("small", ["a"], deadline=setup.deadline())
+    assert setup.marked() == set()
+    assert setup.replicas() == 3
+    assert set(setup.cluster.index.groups["small"].nodes) == {"a", "b", "c"}
+
+
+async def test_a_concurrent_edit_aborts_and_withdraws_the_marks(setup: ScalingSetup) -> None:
+    setup.cluster.echo = False  # someone scaled the Deployment; our watch has not seen it yet
+    setup.cluster.objects[DEPLOYMENT]["spec"]["replicas"] = 4
+    setup.cluster.echo = True
+    with pytest.raises(AbortedError, match=r"replicas of node group 'small' changed meanwhile "
+                                           r"\(they were 3\); nothing was changed"):
+        await setup.scaler.delete_nodes("small", ["b"], deadline=setup.deadline())
+    assert setup.marked() == set()
+    assert setup.cluster.objects[DEPLOYMENT]["spec"]["replicas"] == 4
+
+
+async def test_pods_the_replica_set_keeps_are_deleted_by_the_follow_up(setup: ScalingSetup) -> None:
+    await setup.scaler.increase("small", 2, deadline=setup.deadline())  # 2 pods not yet created
+    await setup.scaler.delete_nodes("small", ["a"], deadline=setup.deadline())
+    assert setup.replicas() == 4
+    # The ReplicaSet has 3 pods for 4 replicas: it removes nothing, so the follow-up must.
+    state = setup.cluster.index.groups["small"]
+    assert await setup.cluster.index.wait_until(lambda: "a" not in state.pods, timeout=5)
+    assert ("DELETE", f"{PODS}/a") in setup.writes()
+
+
+async def test_stale_marks_are_withdrawn_before_choosing(setup: ScalingSetup) -> None:
+    setup.cluster.pod("small", "d", **MARKED)  # left by a crash
+    await setup.scaler.delete_nodes("small", ["a"], deadline=setup.deadline())
+    assert setup.marked() == {"a"}
+
+
+async def test_recover_withdraws_marks_no_scale_down_will_honour(setup: ScalingSetup) -> None:
+    setup.cluster.pod("small", "b", **MARKED)
+    await setup.scaler.recover()
+    assert setup.marked() == set()
