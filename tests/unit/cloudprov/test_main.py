@@ -7,11 +7,13 @@ same code path, without a second of interpreter start-up each).
 from __future__ import annotations
 
 import io
+import logging
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import structlog
 
 from simkube.cloudprov.main import main
 
@@ -22,7 +24,14 @@ GOOD = "nodeGroups: [{id: a, maxSize: 2, shape: {cpu: 1, memory: 1Gi, instanceTy
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    """``main`` as the console script calls it; exit code and output captured."""
+    """``main`` as the console script calls it; exit code and output captured.
+
+    ``main`` configures logging for the process; what it changes is put back afterwards so
+    later tests log as before.
+    """
+    saved_structlog = structlog.get_config()
+    root = logging.getLogger()
+    saved_root = (list(root.handlers), root.level)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sys, "argv", ["sk-cloudprov", *args])
         out, err = io.StringIO(), io.StringIO()
@@ -33,6 +42,9 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            structlog.configure(**saved_structlog)
+            root.handlers[:], root.level = saved_root
     return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
