@@ -77,53 +77,72 @@ def _pod_spec(app: str, rng: random.Random) -> dict[str, Any]:
     }
 
 
-def _deployment(app: str, namespace: str, replicas: int, rng: random.Random) -> KubeObject:
+def _deployment(app: str, namespace: str, rng: random.Random) -> KubeObject:
     labels = {"app": app, "tier": rng.choice(("frontend", "backend", "data"))}
     return {
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": app, "namespace": namespace, "labels": labels,
                      "annotations": {"meta.helm.sh/release-name": namespace}},
-        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": app}},
                  "strategy": {"type": "RollingUpdate", "rollingUpdate": {
                      "maxSurge": "25%", "maxUnavailable": "25%"}},
                  "template": {"metadata": {"labels": labels}, "spec": _pod_spec(app, rng)}},
     }
 
 
-def _pod(app: str, namespace: str, serial: int, rng: random.Random) -> KubeObject:
-    template_hash = f"{rng.getrandbits(40):010x}"
+def _pod(app: str, namespace: str, rng: random.Random) -> KubeObject:
     return {
         "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": f"{app}-{template_hash}-{serial:05x}", "namespace": namespace,
-                     "labels": {"app": app, "pod-template-hash": template_hash},
+        "metadata": {"name": app, "namespace": namespace, "labels": {"app": app},
                      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
-                                          "name": f"{app}-{template_hash}", "controller": True,
+                                          "name": app, "controller": True,
                                           "blockOwnerDeletion": True}]},
-        "spec": {**_pod_spec(app, rng), "nodeName": f"node-{rng.randrange(2000)}"},
+        "spec": _pod_spec(app, rng),
     }
 
 
 def synthetic_events(count: int, *, seed: int = 7) -> Iterator[TraceEvent]:
-    """``count`` events: a quarter Deployment changes, the rest Pods created and deleted."""
+    """``count`` events: a quarter Deployment changes, the rest Pods created and deleted.
+
+    Each of 500 apps has a Deployment and a pod template built once; events carry copies
+    that differ where real ones do (replicas; pod name, template hash, node), so the
+    generator costs little next to what is measured and holds no memory.
+    """
     rng = random.Random(seed)  # noqa: S311  # reproducible synthetic data, not secrets
     apps = [(f"svc-{index:03d}", f"team-{index % 20:02d}") for index in range(500)]
+    deployments = [_deployment(app, namespace, rng) for app, namespace in apps]
+    pods = [_pod(app, namespace, rng) for app, namespace in apps]
     live: list[KubeObject] = []
     ts = HEADER.created_ms or 0
     for serial in range(count):
-        ts += 1000 * rng.randrange(2)
-        app, namespace = rng.choice(apps)
-        roll = rng.random()
-        if roll < 0.25:
-            yield TraceEvent(ts_ms=ts, applied=[_deployment(app, namespace,
-                                                            rng.randrange(1, 50), rng)])
-        elif roll < 0.85 or not live:
-            pod = _pod(app, namespace, serial, rng)
-            live.append(pod)
-            yield TraceEvent(ts_ms=ts, applied=[pod])
+        bits = rng.getrandbits(64)  # one draw per event, sliced: keeps the generator cheap
+        ts += 1000 * (bits & 1)
+        index = (bits >> 1) % len(apps)
+        roll = (bits >> 10) % 100
+        if roll < 25:
+            base = deployments[index]
+            replicas = 1 + (bits >> 17) % 49
+            yield TraceEvent(ts_ms=ts, applied=[{**base, "spec": {**base["spec"],
+                                                                  "replicas": replicas}}])
+        elif roll < 85 or not live:
+            live.append(_pod_copy(pods[index], serial, bits))
+            yield TraceEvent(ts_ms=ts, applied=[live[-1]])
         else:
-            yield TraceEvent(ts_ms=ts, deleted=[live.pop(rng.randrange(len(live)))])
-            if len(live) > 5000:  # keep the generator's own memory bounded
-                del live[:1000]
+            yield TraceEvent(ts_ms=ts, deleted=[live.pop((bits >> 24) % len(live))])
+        if len(live) > 5000:  # keep the generator's own memory bounded
+            del live[:1000]
+
+
+def _pod_copy(base: KubeObject, serial: int, bits: int) -> KubeObject:
+    meta = base["metadata"]
+    app = meta["name"]
+    template_hash = f"{bits >> 24:010x}"
+    owner = {**meta["ownerReferences"][0], "name": f"{app}-{template_hash}"}
+    return {**base,
+            "metadata": {**meta, "name": f"{app}-{template_hash}-{serial:05x}",
+                         "labels": {"app": app, "pod-template-hash": template_hash},
+                         "ownerReferences": [owner]},
+            "spec": {**base["spec"], "nodeName": f"node-{(bits >> 17) % 2000}"}}
 
 
 def _timed(action: Callable[[], int]) -> tuple[float, int]:
