@@ -37,7 +37,7 @@ from simkube.trace import (
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "tests" / "data" / "simkube"
 SYNTHETIC_EVENTS = int(os.environ.get("SIMKUBE_BENCH_EVENTS", "1000000"))
-MIN_TIMED_SECONDS = 0.5
+MIN_TIMED_SECONDS = 1.0
 LARGE = 100_000  # traces this long also get the memory and read-speed goals
 GOAL_BYTES_RATIO = 0.4
 GOAL_READ_EVENTS_PER_S = 200_000
