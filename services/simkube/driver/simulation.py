@@ -219,14 +219,20 @@ class Simulation:
         self._set_state(SimulationState.RUNNING)
 
     async def cancel(self, *, wait: bool = True) -> ProgressSnapshot:
-        """Stop the replay, delete the root and (with ``wait``) wait for garbage collection."""
-        if self._cleanup is None:
+        """Stop the replay, delete the root and (with ``wait``) wait for garbage collection.
+
+        Calls share one cleanup; after a failed one (see ``message``) the next call retries."""
+        failed = (self._cleanup is not None and self._cleanup.done()
+                  and not self._cleanup.cancelled() and self._cleanup.exception() is not None)
+        if self._cleanup is None or failed:
             self._cleanup_expected = True
+            self._cleanup_done = False
             running = self._task is not None and not self._task.done()
             if running:
                 self.clock.resume()
                 self._set_state(SimulationState.CANCELLING)
             self._cleanup = asyncio.create_task(self._cancel(running=running))
+            self._cleanup.add_done_callback(_retrieve)
         if wait:
             await asyncio.shield(self._cleanup)
         return self.snapshot()
@@ -255,3 +261,9 @@ class Simulation:
         self._cleanup_done = True
         log.info("simulation cleaned up", simulation=self.name)
         self._set_state(final or self.state)
+
+
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """A cleanup nobody waits for still has its failure read (it is in the message)."""
+    if not task.cancelled():
+        task.exception()

@@ -6,13 +6,14 @@ from pathlib import Path
 import pytest
 
 from simkube.driver.errors import SimulationConflictError, SimulationStateError
+from simkube.driver.kubeapi import ApiError
 from simkube.driver.options import build_options
 from simkube.driver.progress import SimulationState
 from simkube.driver.registry import launch
 from simkube.driver.simulation import Simulation
 from simkube.trace import open_trace
 from tests.support.traces import build_trace, config_map, write_native
-from tests.unit.driver.fakes import FakeCluster, FakeKube
+from tests.unit.driver.fakes import Call, FakeCluster, FakeKube
 
 pytestmark = pytest.mark.unit
 
@@ -111,3 +112,22 @@ async def test_a_crash_fails_the_simulation_with_a_message(trace: Path) -> None:
     assert "internal error" in final.message
     assert "boom" in final.message
 
+
+
+async def test_a_failed_cleanup_is_reported_and_can_be_retried(trace: Path) -> None:
+    cluster = FakeCluster()
+    refuse = [True]
+
+    def answer(call: Call) -> object:
+        if call.method == "DELETE" and refuse[0]:
+            return ApiError(code=403, reason="Forbidden", message="no deleting roots")
+        return cluster(call)
+    simulation = await _start(FakeKube(answer=answer), trace, speed=100.0)
+    await simulation.wait()
+    with pytest.raises(ApiError, match="no deleting roots"):
+        await simulation.cancel()
+    snapshot = simulation.snapshot()
+    assert not snapshot.cleaned_up
+    assert "cleanup failed" in snapshot.message
+    refuse[0] = False
+    assert (await simulation.cancel()).cleaned_up
