@@ -7,7 +7,6 @@ and the error's exit code, before the port opens, so a broken deployment never s
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import click
@@ -15,7 +14,8 @@ import click
 from simkube.cloudprov import config as cloud_config
 from simkube.cloudprov.app import CloudProvider
 from simkube.cloudprov.kubeapi import KubeApi, KubeError
-from simkube.core.errors import ConfigError, SimkubeError
+from simkube.core.cli import run_command
+from simkube.core.errors import ConfigError
 from simkube.core.logs import configure_logging
 from simkube.core.serving import TlsConfig, parse_address
 
@@ -104,13 +104,5 @@ def command(*, config_ref: str, kubeconfig: Path | None, listen: str, metrics_li
 
 
 def main() -> None:
-    try:
-        command.main(standalone_mode=False)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        sys.exit(130)
-    except SimkubeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+    """Run sk-cloudprov; user errors print a message and exit non-zero, never a traceback."""
+    run_command(command)

@@ -6,13 +6,11 @@ error becomes a message and an exit code instead of a traceback.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from simkube.core.errors import SimkubeError
+from simkube.core.cli import run_command
 from simkube.core.logs import configure_logging
-from simkube.driver.replay_command import EXIT_INTERRUPTED, replay_command
+from simkube.driver.replay_command import replay_command
 from simkube.driver.serve_command import serve_command
 
 
@@ -33,15 +31,4 @@ cli.add_command(serve_command, name="serve")
 
 def main() -> None:
     """Run sk-driver; user errors print a message and exit non-zero, never a traceback."""
-    try:
-        result = cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except SimkubeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    sys.exit(result if isinstance(result, int) else 0)
+    run_command(cli)

@@ -6,11 +6,9 @@ attached here, so adding a feature never means editing another feature's module.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from simkube.core.errors import SimkubeError
+from simkube.core.cli import run_command
 from simkube.core.logs import configure_logging
 from simkube.core.version import UPSTREAM, product_version
 from simkube.skctl.env_commands import env_group
@@ -43,16 +41,4 @@ cli.add_command(trace_group)
 
 def main() -> None:
     """Run skctl; a ``SimkubeError`` prints its message and exits with its code."""
-    try:
-        result = cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except SimkubeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    # In non-standalone mode click hands back ``ctx.exit(code)`` codes instead of exiting.
-    sys.exit(result if isinstance(result, int) else 0)
+    run_command(cli)

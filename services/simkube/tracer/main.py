@@ -7,13 +7,13 @@ already in use ends with a one-line message and a non-zero exit code, never a tr
 from __future__ import annotations
 
 import asyncio
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import click
 
-from simkube.core.errors import ConfigError, SimkubeError
+from simkube.core.cli import run_command
+from simkube.core.errors import ConfigError
 from simkube.core.logs import configure_logging, get_logger
 from simkube.core.serving import TlsConfig
 from simkube.tracer.config import Retention, load_config
@@ -87,13 +87,5 @@ async def _run(options: TracerOptions) -> None:
 
 
 def main() -> None:
-    try:
-        cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except SimkubeError as exc:
-        click.echo(f"sk-tracer: error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+    """Run sk-tracer; user errors print a message and exit non-zero, never a traceback."""
+    run_command(cli, prefix="sk-tracer: ")
