@@ -152,5 +152,8 @@ class CloudProvider:
             await self._scaler.close()
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._tasks:
+            _, stuck = await asyncio.wait(self._tasks, timeout=self.grace + 5)
+            if stuck:  # a bug, but shutting down must not hang on it
+                log.error("tasks ignored cancellation", tasks=[t.get_name() for t in stuck])
         self._tasks.clear()

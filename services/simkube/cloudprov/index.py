@@ -124,7 +124,10 @@ class ClusterIndex:
             if remaining <= 0:
                 return False
             try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
+                # Not asyncio.wait_for: on Python 3.11 it can swallow a cancellation that
+                # arrives as the event is set, and a stopping task would never stop.
+                async with asyncio.timeout(remaining):
+                    await self._changed.wait()
             except TimeoutError:
                 return predicate()
         return True

@@ -67,7 +67,8 @@ class Reconciler:
             self.mark_all()
             while True:
                 try:
-                    await asyncio.wait_for(self._wake.wait(), self._resync)
+                    async with asyncio.timeout(self._resync):  # not wait_for: see index.py
+                        await self._wake.wait()
                 except TimeoutError:
                     self.mark_all()
                 self._wake.clear()

@@ -184,10 +184,12 @@ async def test_decrease_target_size_only_cancels_unregistered_instances(
             pb.NodeGroupDecreaseTargetSizeRequest(id=blocked, delta=-1))
         assert await harness.target(blocked) == 2
 
-        # CA deletes an instance that never registered by the node it invents for it.
-        pods = {n for n in await harness.pods() if n.startswith(blocked)}
-        assert len(pods) >= 2
-        victim = f"simkube://{sorted(pods)[0]}"
+        # CA deletes an instance that never registered by the node it invents for it,
+        # choosing among those still being created (the cancelled one is deleting).
+        states = await harness.instances(blocked)
+        creating = sorted(i for i, s in states.items() if s == pb.InstanceStatus.instanceCreating)
+        assert len(creating) == 2, states
+        victim = creating[0]
         await stub.NodeGroupDeleteNodes(pb.NodeGroupDeleteNodesRequest(id=blocked, nodes=[
             pb.ExternalGrpcNode(providerID=victim, name=victim, annotations={
                 "k8s.io/cluster-autoscaler/fake-node-reason": "unregistered"})]))

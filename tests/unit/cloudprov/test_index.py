@@ -133,3 +133,20 @@ def test_phase_counts_and_generation_move_only_with_phases(cluster: FakeCluster)
     cluster.remove("/api/v1/nodes/a")
     assert state.phases == {}
     assert sum(state.counts.values()) == 0
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+async def test_a_cancelled_wait_stays_cancelled_when_a_change_arrives_with_it(
+        cluster: FakeCluster, turns: int) -> None:
+    # Python 3.11's asyncio.wait_for loses a cancellation that arrives just after the
+    # awaited event was set; a stopping sk-cloudprov then waited forever on the task.
+    waiter = asyncio.create_task(cluster.index.wait_until(lambda: False, timeout=30))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    cluster.pod("small", f"p{turns}")  # sets the change event
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):  # not TimeoutError: the wait really ended
+        async with asyncio.timeout(2):
+            await waiter
