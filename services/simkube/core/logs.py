@@ -13,10 +13,29 @@ from typing import Any, TextIO
 import structlog
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at the time of writing.
+
+    Binding the logger to the stream object present at configuration time breaks when that
+    object is temporarily replaced and then closed (a test runner capturing output, a CLI
+    harness): later log calls would write to a closed file. Looking it up per write avoids
+    that, and costs one attribute access.
+    """
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return sys.stderr.isatty()
+
+
 def configure_logging(*, level: str = "info", json_output: bool | None = None,
                       stream: TextIO | None = None) -> None:
     """Configure structlog and the stdlib root logger once per process."""
-    out = stream if stream is not None else sys.stderr
+    out: Any = stream if stream is not None else _CurrentStderr()
     as_json = (not out.isatty()) if json_output is None else json_output
     numeric_level = logging.getLevelNamesMapping().get(level.upper())
     if numeric_level is None:

@@ -33,3 +33,14 @@ def test_level_filters() -> None:
 def test_unknown_level_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown log level 'loud'"):
         configure_logging(level="loud")
+
+
+def test_default_stream_follows_sys_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = io.StringIO()
+    monkeypatch.setattr("sys.stderr", first)
+    configure_logging(level="info", json_output=True)
+    first.close()  # a harness that captured stderr closes its buffer afterwards
+    second = io.StringIO()
+    monkeypatch.setattr("sys.stderr", second)
+    get_logger("t").info("still logged")
+    assert "still logged" in second.getvalue()
