@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from simkube.driver.kubeapi import KubeClient
+from simkube.core.kubeapi import KubeClient
 from simkube.driver.names import SIMULATION_LABEL
 from simkube.driver.options import DEFAULT_CONCURRENCY, build_options
 from simkube.driver.registry import launch

@@ -18,8 +18,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient
 from simkube.driver.discovery import Discovery
-from simkube.driver.kubeapi import APPLY_PATCH, ApiError, KubeClient
 from simkube.driver.names import FIELD_MANAGER
 from simkube.driver.namespaces import Namespaces
 from simkube.driver.progress import FailureRecord, Operation

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from simkube.driver.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import ApiError, KubeClient
 
 REFRESH_INTERVAL = 1.0
 

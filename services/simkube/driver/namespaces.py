@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.driver.errors import SimulationConflictError
-from simkube.driver.kubeapi import ApiError, KubeClient
 from simkube.driver.names import SIMULATION_LABEL
 from simkube.driver.rewriting import RootRef
 

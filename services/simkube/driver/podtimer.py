@@ -17,8 +17,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient
 from simkube.core.logs import get_logger
-from simkube.driver.kubeapi import MERGE_PATCH, ApiError, KubeClient
 from simkube.driver.lifecycles import Assignment, LifetimePlan
 from simkube.driver.names import (
     LIFECYCLE_FIELD_MANAGER,

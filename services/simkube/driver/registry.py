@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
 from simkube.driver.errors import SimulationConflictError, SimulationNotFoundError
-from simkube.driver.kubeapi import KubeClient
 from simkube.driver.options import SimulationOptions
 from simkube.driver.scanning import TraceScan, scan_trace
 from simkube.driver.simulation import Simulation

@@ -19,8 +19,8 @@ from pathlib import Path
 import click
 
 from simkube.core.errors import SimkubeError
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.driver import sources
-from simkube.driver.kubeapi import ApiError, KubeClient
 from simkube.driver.options import SimulationOptions, build_options
 from simkube.driver.progress import SimulationState
 from simkube.driver.registry import launch

@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
+from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
 from simkube.core.logs import get_logger
 from simkube.driver.errors import SimulationConflictError, UnavailableError
-from simkube.driver.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
 from simkube.driver.names import CRDS_PATH, ROOT_API_VERSION, ROOT_CRD_NAME, ROOT_KIND, ROOTS_PATH
 from simkube.driver.progress import ProgressSnapshot
 from simkube.driver.rewriting import RootRef

@@ -13,10 +13,10 @@ from pathlib import Path
 import click
 
 from simkube.core.errors import SimkubeError
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.core.serving import Service, TlsConfig
 from simkube.driver import roots
-from simkube.driver.kubeapi import ApiError, KubeClient
 from simkube.driver.registry import Registry, SimulationCollector
 from simkube.driver.service import DriverServicer, registrar
 

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import grpc
 
 from simkube.core.errors import ConfigError, SimkubeError
+from simkube.core.kubeapi import ApiError
 from simkube.core.logs import get_logger
 from simkube.driver import sources
 from simkube.driver.durations import parse_duration
@@ -25,7 +26,6 @@ from simkube.driver.errors import (
     TraceNotFoundError,
     UnavailableError,
 )
-from simkube.driver.kubeapi import ApiError
 from simkube.driver.messages import options_from_request, progress_to_proto, tracer_spec
 from simkube.driver.registry import Registry
 from simkube.driver.simulation import Simulation

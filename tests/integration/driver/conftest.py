@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from simkube.driver.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.driver.names import ROOTS_PATH, SIMULATION_LABEL
 from simkube.driver.options import SimulationOptions, build_options
 from simkube.driver.registry import launch

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.driver.errors import SimulationConflictError
-from simkube.driver.kubeapi import ApiError, KubeClient
 from simkube.driver.names import FAKE_NODE_KEY, ROOTS_PATH
 from simkube.driver.progress import SimulationState
 from tests.integration.driver.conftest import (

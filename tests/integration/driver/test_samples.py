@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from simkube.driver.kubeapi import KubeClient
+from simkube.core.kubeapi import KubeClient
 from simkube.driver.progress import SimulationState
 from simkube.driver.simulation import Simulation
 from simkube.trace import read_trace

@@ -10,8 +10,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from simkube.core.kubeapi import KubeClient
 from simkube.core.serving import Service
-from simkube.driver.kubeapi import KubeClient
 from simkube.driver.registry import Registry
 from simkube.driver.service import DriverServicer, registrar
 from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc

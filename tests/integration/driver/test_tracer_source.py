@@ -20,7 +20,7 @@ import grpc
 import pytest
 import yaml
 
-from simkube.driver.kubeapi import KubeClient
+from simkube.core.kubeapi import KubeClient
 from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc
 from simkube.gen.simkube.tracer.v1 import tracer_pb2
 from tests.conftest import SimEnv, skctl

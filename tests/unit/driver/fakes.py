@@ -10,7 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
-from simkube.driver.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import ApiError, KubeClient
 
 APPS = {"resources": [
     {"name": "deployments", "kind": "Deployment", "namespaced": True},

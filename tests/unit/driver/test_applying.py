@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
+from simkube.core.kubeapi import APPLY_PATCH, ApiError
 from simkube.driver.applying import Applier
 from simkube.driver.discovery import Discovery
-from simkube.driver.kubeapi import APPLY_PATCH, ApiError
 from simkube.driver.namespaces import Namespaces
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.progress import Operation

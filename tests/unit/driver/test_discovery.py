@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from simkube.core.kubeapi import ApiError
 from simkube.driver.discovery import Discovery, api_base
-from simkube.driver.kubeapi import ApiError
 from tests.unit.driver.fakes import Call, FakeKube, not_found
 
 pytestmark = pytest.mark.unit

@@ -4,8 +4,8 @@ import asyncio
 
 import pytest
 
+from simkube.core.kubeapi import ApiError
 from simkube.driver.errors import SimulationConflictError
-from simkube.driver.kubeapi import ApiError
 from simkube.driver.namespaces import Namespaces, check_free
 from simkube.driver.rewriting import RootRef
 from tests.unit.driver.fakes import Call, FakeKube, not_found

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from simkube.driver.kubeapi import MERGE_PATCH, ApiError
+from simkube.core.kubeapi import MERGE_PATCH, ApiError
 from simkube.driver.lifecycles import Assignment, LifetimePlan, owner_key
 from simkube.driver.names import LIFECYCLE_OWNER, POD_LIFETIME
 from simkube.driver.podtimer import PodTimer

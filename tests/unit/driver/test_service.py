@@ -7,8 +7,8 @@ import grpc
 import pytest
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from simkube.core.kubeapi import ApiError
 from simkube.core.serving import Service
-from simkube.driver.kubeapi import ApiError
 from simkube.driver.registry import Registry
 from simkube.driver.service import DriverServicer, registrar, status_for
 from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from simkube.core.kubeapi import ApiError
 from simkube.driver.errors import SimulationConflictError, SimulationStateError
-from simkube.driver.kubeapi import ApiError
 from simkube.driver.options import build_options
 from simkube.driver.progress import SimulationState
 from simkube.driver.registry import launch

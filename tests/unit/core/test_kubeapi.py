@@ -9,7 +9,7 @@ from aiohttp import web
 from kubernetes_asyncio import client
 
 from simkube.core.errors import ConfigError
-from simkube.driver.kubeapi import APPLY_PATCH, ApiError, KubeClient
+from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient
 from tests.unit.driver.fakes import serving
 
 pytestmark = pytest.mark.unit
