@@ -1,0 +1,157 @@
+"""A Simulation's spec, parsed and checked into a typed value before anything is created.
+
+The CRD's schema already refuses most mistakes, but a Simulation may come from an older CRD
+or a cluster where the schema was installed by hand, and some checks (RFC 3339 windows, the
+duration grammar the driver speaks) are clearer here. Every problem becomes a ``SpecError``
+whose message names the field, which sk-ctrl copies into ``status.message`` and an Event.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from simkube.core.errors import SimkubeError
+from simkube.driver.durations import parse_duration
+from simkube.driver.errors import DriverInputError
+
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+MAX_PREFIX = 40  # room for "-<namespace>" within a 63-character namespace name
+MAX_REPETITIONS = 100
+SOURCES = ("path", "url", "tracer")
+
+
+class SpecError(SimkubeError):
+    """A Simulation's spec cannot be run; the message names the field."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TracerWindow:
+    address: str
+    start_ms: int
+    end_ms: int
+    namespaces: tuple[str, ...]
+    tls: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimulationSpec:
+    trace_url: str | None  # spec.trace.path or spec.trace.url, as sk-driver reads it
+    tracer: TracerWindow | None
+    namespace_prefix: str
+    speed: float
+    duration: str
+    repetitions: int
+    startup_delay: str
+    startup_jitter: str
+    lifetime_jitter: str
+    node_groups: str | None  # None: sk-ctrl's --node-groups
+    reset_node_groups: bool
+    paused: bool
+
+
+def parse_time(value: Any, *, field: str) -> int:
+    """RFC 3339 as Unix milliseconds; empty means 0 (the driver's "unbounded")."""
+    if value in (None, ""):
+        return 0
+    try:
+        parsed = datetime.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise SpecError(f"{field} {value!r} is not an RFC 3339 time "
+                        "(for example 2026-11-21T10:00:00Z)") from None
+    if parsed.tzinfo is None:
+        raise SpecError(f"{field} {value!r} has no time zone; add Z or an offset")
+    return int(parsed.timestamp() * 1000)
+
+
+def _mapping(value: Any, *, field: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SpecError(f"{field} must be a mapping")
+    return value
+
+
+def _duration(value: Any, *, field: str, allow_zero: bool = True) -> str:
+    if value in (None, ""):
+        return ""
+    try:
+        parse_duration(str(value), field=field, allow_zero=allow_zero)
+    except DriverInputError as exc:
+        raise SpecError(exc.message) from None
+    return str(value)
+
+
+def _source(trace: dict[str, Any]) -> tuple[str | None, TracerWindow | None]:
+    given = [key for key in SOURCES if trace.get(key) not in (None, "", {})]
+    if len(given) != 1:
+        found = ", ".join(given) or "none"
+        raise SpecError(f"spec.trace needs exactly one of path, url or tracer (found: {found})")
+    if "path" in given:
+        path = str(trace["path"])
+        if not path.startswith("/"):
+            raise SpecError(f"spec.trace.path {path!r} must be absolute (a file on "
+                            "sk-driver's host)")
+        return path, None
+    if "url" in given:
+        url = str(trace["url"])
+        if not re.match(r"(https?|file)://", url):
+            raise SpecError(f"spec.trace.url {url!r} must start with http://, https:// "
+                            "or file://")
+        return url, None
+    raw = _mapping(trace["tracer"], field="spec.trace.tracer")
+    address = str(raw.get("address") or "")
+    if not re.fullmatch(r"\[?[^\s/]+\]?:\d{1,5}", address):
+        raise SpecError(f"spec.trace.tracer.address {address!r} is not HOST:PORT")
+    start = parse_time(raw.get("start"), field="spec.trace.tracer.start")
+    end = parse_time(raw.get("end"), field="spec.trace.tracer.end")
+    if start and end and end <= start:
+        raise SpecError("spec.trace.tracer.end must be after spec.trace.tracer.start")
+    namespaces = raw.get("namespaces") or []
+    if not isinstance(namespaces, list):
+        raise SpecError("spec.trace.tracer.namespaces must be a list of namespaces")
+    return None, TracerWindow(address=address, start_ms=start, end_ms=end,
+                              namespaces=tuple(str(n) for n in namespaces),
+                              tls=bool(raw.get("tls", False)))
+
+
+def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
+    """The spec of ``simulation`` (a whole object) checked in full; ``SpecError`` otherwise."""
+    spec = _mapping(simulation.get("spec"), field="spec")
+    trace_url, tracer = _source(_mapping(spec.get("trace"), field="spec.trace"))
+    prefix = str(spec.get("namespacePrefix") or "virtual")
+    if not DNS_LABEL.fullmatch(prefix) or len(prefix) > MAX_PREFIX:
+        raise SpecError(f"spec.namespacePrefix {prefix!r} must be a DNS label of at most "
+                        f"{MAX_PREFIX} characters (lowercase letters, digits, '-')")
+    raw_speed = spec.get("speed", 1)
+    try:
+        speed = float(raw_speed)
+    except (TypeError, ValueError):
+        raise SpecError(f"spec.speed {raw_speed!r} is not a number") from None
+    if not math.isfinite(speed) or speed <= 0:
+        raise SpecError(f"spec.speed {raw_speed!r} must be a positive number")
+    repetitions = spec.get("repetitions", 1)
+    if (not isinstance(repetitions, int) or isinstance(repetitions, bool)
+            or not 1 <= repetitions <= MAX_REPETITIONS):
+        raise SpecError(f"spec.repetitions {repetitions!r} must be a whole number from 1 "
+                        f"to {MAX_REPETITIONS}")
+    timing = _mapping(spec.get("podTiming"), field="spec.podTiming")
+    groups = _mapping(spec.get("nodeGroups"), field="spec.nodeGroups")
+    paused = spec.get("pausedTime")
+    if paused not in (None, ""):
+        parse_time(paused, field="spec.pausedTime")
+    return SimulationSpec(
+        trace_url=trace_url, tracer=tracer, namespace_prefix=prefix, speed=speed,
+        duration=_duration(spec.get("duration"), field="spec.duration", allow_zero=False),
+        repetitions=repetitions,
+        startup_delay=_duration(timing.get("startupDelay"), field="spec.podTiming.startupDelay"),
+        startup_jitter=_duration(timing.get("startupJitter"),
+                                 field="spec.podTiming.startupJitter"),
+        lifetime_jitter=_duration(timing.get("lifetimeJitter"),
+                                  field="spec.podTiming.lifetimeJitter"),
+        node_groups=str(groups["config"]) if groups.get("config") else None,
+        reset_node_groups=bool(groups.get("resetBeforeRun", True)),
+        paused=paused not in (None, ""))

@@ -1,0 +1,73 @@
+"""List then watch Simulations, feeding every change to the reconciler.
+
+A watch resumes from the last resourceVersion it saw (bookmarks keep it fresh); when the
+server says the version is too old (410 Gone, as a status or as an ERROR event) or the
+connection breaks in a way resuming cannot fix, the whole list is read again and replaces
+the cache, so a missed delete can never leave a ghost simulation behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.logs import get_logger
+from simkube.ctrl.names import SIMULATIONS_PATH
+
+log = get_logger(__name__)
+WATCH_TIMEOUT_S = 300
+RETRY_DELAY_S = 1.0
+
+
+class Sink(Protocol):
+    def replace(self, simulations: Iterable[dict[str, Any]]) -> None: ...
+    def apply(self, kind: str, simulation: dict[str, Any]) -> None: ...
+
+
+class GoneError(Exception):
+    """The resourceVersion is too old: list again."""
+
+
+def _raise_watch_error(status: dict[str, Any]) -> None:
+    if status.get("code") == 410:
+        raise GoneError
+    raise ApiError(code=int(status.get("code") or 0),
+                   reason=str(status.get("reason") or "WatchError"),
+                   message=str(status.get("message") or ""))
+
+
+async def _watch_from(kube: KubeClient, sink: Sink, version: str) -> None:
+    while True:
+        query = {"resourceVersion": version, "allowWatchBookmarks": "true",
+                 "timeoutSeconds": str(WATCH_TIMEOUT_S)}
+        try:
+            async for event in kube.watch(SIMULATIONS_PATH, query=query):
+                kind, obj = event.get("type"), event.get("object") or {}
+                if kind == "ERROR":
+                    _raise_watch_error(obj)
+                version = obj.get("metadata", {}).get("resourceVersion", version)
+                if kind in ("ADDED", "MODIFIED", "DELETED"):
+                    sink.apply(str(kind), obj)
+        except ApiError as exc:
+            if exc.code == 410:
+                raise GoneError from None
+            if exc.code != 0:
+                raise
+            log.info("simulation watch broke, resuming", error=str(exc))
+            await asyncio.sleep(RETRY_DELAY_S)
+
+
+async def watch_simulations(kube: KubeClient, sink: Sink) -> None:
+    """Runs until cancelled."""
+    while True:
+        try:
+            listing = await kube.request("GET", SIMULATIONS_PATH)
+            sink.replace(listing.get("items") or [])
+            await _watch_from(kube, sink, str(listing["metadata"]["resourceVersion"]))
+        except GoneError:
+            log.info("simulation watch expired, listing again")
+        except ApiError as exc:
+            log.warning("cannot list or watch simulations", error=str(exc))
+            await asyncio.sleep(RETRY_DELAY_S)
