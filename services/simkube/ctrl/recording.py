@@ -7,13 +7,13 @@ restarted sk-ctrl starts a recorder on the same run directory, which appends to 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
-from simkube.results import Recorder
 
 log = get_logger(__name__)
 
@@ -23,11 +23,19 @@ class RunRecorder:
                  namespace_prefix: str, groups: Mapping[str, float],
                  trace_clock: Callable[[], float], speed: float) -> None:
         self.run_dir = run_dir
-        self._recorder: Recorder | None = Recorder(
+        self.error: str | None = None
+        self._recorder: Any = None
+        try:
+            # Looked up at run time: an sk-ctrl installed without the results package still
+            # runs simulations, and says so on each run (RecorderFailed).
+            recorder_class = importlib.import_module("simkube.results").Recorder
+        except (ImportError, AttributeError) as exc:
+            self.error = f"the results recorder is not available: {exc}"
+            return
+        self._recorder = recorder_class(
             kube=kube, run_dir=run_dir, simulation=simulation, run=run,
             namespace_prefix=namespace_prefix, groups=dict(groups), trace_clock=trace_clock,
             speed=speed)
-        self.error: str | None = None
 
     async def start(self) -> bool:
         if self._recorder is None:
