@@ -1,0 +1,129 @@
+"""Runs side by side: every metric against the first run, and the differences worth a look.
+
+A comparison answers "what changed?" before "what are the numbers?", so besides the table it
+lists the metrics (and the curves over trace time, through ``curve_difference``) that moved
+by more than a threshold relative to the first run. A metric that is zero in the first run
+and non-zero in another has an infinite relative change: always called out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from simkube.report.fidelity import CurveDifference, curve_difference
+from simkube.report.loading import GROUP_PREFIX, RunData
+from simkube.report.metrics import Metric, format_value, metric_rows, metric_values
+
+DEFAULT_THRESHOLD = 0.05
+CURVE_COLUMNS = ("nodes_total", "pods_pending", "pods_running", "cost_usd")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricComparison:
+    metric: Metric
+    values: list[float | None]     # one per run
+    absolute: list[float | None]   # value - first run's value (None for the first run)
+    relative: list[float | None]   # absolute / |first| (inf when first is 0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Callout:
+    key: str
+    run: str
+    relative: float
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Comparison:
+    runs: list[RunData]
+    threshold: float
+    rows: list[MetricComparison]
+    curves: list[tuple[str, CurveDifference]]  # (run label, difference from the first run)
+    callouts: list[Callout]
+
+
+def compare_runs(runs: Sequence[RunData], *, threshold: float = DEFAULT_THRESHOLD,
+                 ) -> Comparison:
+    """Compare ``runs[1:]`` with ``runs[0]``."""
+    values = [metric_values(run) for run in runs]
+    rows = []
+    for metric in metric_rows(runs):
+        column = [v.get(metric.key) for v in values]
+        base = column[0]
+        absolute = [None, *(_minus(v, base) for v in column[1:])]
+        relative = [None, *(_relative(v, base) for v in column[1:])]
+        rows.append(MetricComparison(metric=metric, values=column, absolute=absolute,
+                                     relative=relative))
+    curves = _curves(runs)
+    callouts = [_metric_callout(row, runs[index], index)
+                for row in rows for index in range(1, len(runs))
+                if _beyond(row.relative[index], threshold)]
+    callouts += [Callout(key=f"curve.{diff.column}", run=label, relative=diff.relative,
+                         text=f"{_curve_label(diff.column)} over trace time: {label} differs "
+                              f"from {runs[0].label} by {_percent(diff.relative)} of the mean "
+                              f"(mean |Δ| {diff.mean_abs:.3g}, max |Δ| {diff.max_abs:.3g})")
+                 for label, diff in curves if _beyond(diff.relative, threshold)]
+    return Comparison(runs=list(runs), threshold=threshold, rows=rows, curves=curves,
+                      callouts=callouts)
+
+
+def _curves(runs: Sequence[RunData]) -> list[tuple[str, CurveDifference]]:
+    groups = sorted({group for run in runs for group in run.groups})
+    columns = [*CURVE_COLUMNS, *(f"{GROUP_PREFIX}{group}" for group in groups)]
+    found = []
+    for run in runs[1:]:
+        for column in columns:
+            if column in runs[0].timeline and column in run.timeline:
+                found.append((run.label, curve_difference(runs[0], run, column=column)))
+    return found
+
+
+def _metric_callout(row: MetricComparison, run: RunData, index: int) -> Callout:
+    kind = row.metric.kind
+    absolute = row.absolute[index] or 0.0
+    relative = row.relative[index]
+    sign = "+" if absolute >= 0 else "-"
+    text = (f"{row.metric.label}: {format_value(row.values[0], kind=kind)} → "
+            f"{format_value(row.values[index], kind=kind)} in {run.label} "
+            f"({sign}{format_value(abs(absolute), kind=kind)}, {_percent(relative, signed=True)})")
+    return Callout(key=row.metric.key, run=run.label,
+                   relative=relative if relative is not None else 0.0, text=text)
+
+
+def _minus(value: float | None, base: float | None) -> float | None:
+    return None if value is None or base is None else value - base
+
+
+def _relative(value: float | None, base: float | None) -> float | None:
+    if value is None or base is None:
+        return None
+    if base == 0:
+        return 0.0 if value == 0 else math.copysign(math.inf, value)
+    return (value - base) / abs(base)
+
+
+def _beyond(relative: float | None, threshold: float) -> bool:
+    return relative is not None and abs(relative) > threshold
+
+
+def _percent(relative: float | None, *, signed: bool = False) -> str:
+    if relative is None:
+        return "-"
+    if math.isinf(relative):
+        return "new" if relative > 0 else "gone"
+    return f"{relative:+.1%}" if signed else f"{relative:.1%}"
+
+
+def _curve_label(column: str) -> str:
+    if column.startswith(GROUP_PREFIX):
+        return f"nodes of {column.removeprefix(GROUP_PREFIX)}"
+    return {"nodes_total": "nodes (all groups)", "pods_pending": "pods pending",
+            "pods_running": "pods running", "cost_usd": "cumulative cost"}.get(column, column)
+
+
+def percent(relative: float | None) -> str:
+    """A relative difference as people read it (``+12.5%``, ``new`` for 0 → something)."""
+    return _percent(relative, signed=True)

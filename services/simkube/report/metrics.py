@@ -1,0 +1,142 @@
+"""The numbers a report shows, flattened from a run's summary into one ordered list.
+
+The terminal table, the HTML table, ``--json`` and compare's differences all walk the same
+list of ``Metric`` rows, so a number can never appear in one view and be missing (or be
+formatted differently) in another. Keys are stable dotted paths (``groups.general.cost_usd``)
+that scripts can rely on; labels are for people.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from simkube.report.loading import RunData
+
+# (summary key, label, kind) per group, then for the run as a whole.
+_GROUP_FIELDS = (("peak_nodes", "peak nodes", "count"), ("final_nodes", "final nodes", "count"),
+                 ("node_hours", "node hours", "hours"), ("cost_usd", "cost", "usd"),
+                 ("scale_ups", "scale ups", "count"), ("scale_downs", "scale downs", "count"))
+_POD_FIELDS = (("seen", "pods seen", "count"), ("scheduled", "pods scheduled", "count"),
+               ("never_scheduled", "pods never scheduled", "count"),
+               ("succeeded", "pods succeeded", "count"), ("failed", "pods failed", "count"),
+               ("peak_pending", "peak pods pending", "count"),
+               ("peak_running", "peak pods running", "count"),
+               ("pending_p50_s", "time pending p50", "seconds"),
+               ("pending_p90_s", "time pending p90", "seconds"),
+               ("pending_p99_s", "time pending p99", "seconds"),
+               ("pending_max_s", "time pending max", "seconds"))
+_DRIVER_FIELDS = (("events_applied", "driver events applied", "count"),
+                  ("events_total", "driver events total", "count"),
+                  ("objects_failed", "driver failures", "count"),
+                  ("lag_p99_ms", "driver lag p99", "ms"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metric:
+    path: tuple[str, ...]  # where the value sits in summary.json
+    label: str
+    kind: str  # count | hours | usd | seconds | ms
+    section: str
+
+    @property
+    def key(self) -> str:
+        return ".".join(self.path)
+
+
+def metric_rows(runs: Sequence[RunData]) -> list[Metric]:
+    """The rows for these runs: every group any of them has, in a fixed order."""
+    groups = sorted({group for run in runs for group in run.groups})
+    rows = [Metric(path=("groups", group, field), label=f"{group}: {label}", kind=kind,
+                   section="nodes") for group in groups for field, label, kind in _GROUP_FIELDS]
+    rows += [Metric(path=("nodes", "peak_total"), label="all groups: peak nodes", kind="count",
+                    section="nodes"),
+             Metric(path=("node_hours",), label="all groups: node hours", kind="hours",
+                    section="nodes"),
+             Metric(path=("cost_usd",), label="all groups: cost", kind="usd", section="nodes"),
+             Metric(path=("autoscaler_events",), label="autoscaler events", kind="count",
+                    section="nodes")]
+    rows += [Metric(path=("pods", field), label=label, kind=kind, section="pods")
+             for field, label, kind in _POD_FIELDS]
+    rows += [Metric(path=("driver", field), label=label, kind=kind, section="replay")
+             for field, label, kind in _DRIVER_FIELDS]
+    rows += [Metric(path=("wall_seconds",), label="wall duration", kind="seconds",
+                    section="replay"),
+             Metric(path=("trace_seconds",), label="trace duration", kind="seconds",
+                    section="replay")]
+    return rows
+
+
+def metric_values(run: RunData) -> dict[str, float | None]:
+    """Every metric of one run by key (None when the run's summary does not have it)."""
+    values: dict[str, float | None] = {}
+    for row in metric_rows([run]):
+        if row.key == "nodes.peak_total":
+            totals = run.timeline.get("nodes_total", [])
+            values[row.key] = max(totals) if totals else None
+        else:
+            values[row.key] = _number(_lookup(run.summary, row.path))
+    return values
+
+
+_FORMATS = {"usd": "${:,.2f}", "hours": "{:,.2f} h", "seconds": "{:,.1f} s", "ms": "{:,.1f} ms"}
+
+
+def format_value(value: float | None, *, kind: str) -> str:
+    """How every view shows a metric: dollars with cents, counts without decimals."""
+    if value is None:
+        return "-"
+    if math.isinf(value):
+        return "∞"
+    if kind in _FORMATS:
+        return _FORMATS[kind].format(value)
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def headlines(run: RunData) -> list[str]:
+    """A few sentences with the numbers a user looks at first."""
+    values = metric_values(run)
+    summary = run.summary
+
+    def show(key: str, kind: str) -> str:
+        return format_value(values.get(key), kind=kind)
+
+    per_group = ", ".join(f"{group} {show(f'groups.{group}.peak_nodes', 'count')}"
+                          for group in run.groups)
+    return [f"{run.label}: {summary.get('state', 'unknown state')}, "
+             f"{show('trace_seconds', 'seconds')} of trace in {show('wall_seconds', 'seconds')}",
+             f"peak nodes {show('nodes.peak_total', 'count')}"
+             + (f" ({per_group})" if per_group else ""),
+             f"cost {show('cost_usd', 'usd')} for {show('node_hours', 'hours')} of nodes",
+             f"pods: {show('pods.seen', 'count')} seen, {show('pods.scheduled', 'count')} "
+             f"scheduled, {show('pods.never_scheduled', 'count')} never scheduled",
+             f"time pending: p50 {show('pods.pending_p50_s', 'seconds')}, "
+             f"p99 {show('pods.pending_p99_s', 'seconds')}, "
+             f"max {show('pods.pending_max_s', 'seconds')}",
+             f"scale ups {_sum_groups(values, run.groups, 'scale_ups')}, "
+             f"scale downs {_sum_groups(values, run.groups, 'scale_downs')}",
+             f"driver: {show('driver.events_applied', 'count')}/"
+             f"{show('driver.events_total', 'count')} events applied, "
+             f"{show('driver.objects_failed', 'count')} failures"]
+
+
+def _sum_groups(values: Mapping[str, float | None], groups: Sequence[str], field: str) -> str:
+    parts = [values.get(f"groups.{group}.{field}") for group in groups]
+    return format_value(sum(p for p in parts if p is not None), kind="count")
+
+
+def _lookup(tree: Mapping[str, Any], path: Sequence[str]) -> Any:
+    node: Any = tree
+    for part in path:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
