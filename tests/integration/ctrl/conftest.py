@@ -146,7 +146,7 @@ async def ctrl(sim_env: SimEnv, driver_address: str, tmp_path: Path,
     finally:
         await delete_all_of(api, controller)
         if controller.process is not None and controller.process.poll() is None:
-            controller.stop()
+            assert controller.stop() == 0, "sk-ctrl did not shut down cleanly on SIGTERM"
         if os.environ.get("SK_CTRL_TEST_LOG"):
             print(controller.log.read_text())
 
