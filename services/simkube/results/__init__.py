@@ -1,0 +1,35 @@
+"""Results of a simulation run: the recorder that writes them and the reader of them.
+
+During a run, ``Recorder`` samples the simulated cluster from watches into
+``<results>/<simulation>/run-<n>/`` (timeline.csv, pods.csv, scaling.csv, summary.json);
+``load_run`` reads such a directory back as typed rows for the report. Format: docs/results.md.
+"""
+
+from simkube.results.model import (
+    DriverSummary,
+    GroupSummary,
+    PodRow,
+    PodsSummary,
+    ResultsError,
+    RunResults,
+    RunSummary,
+    ScalingRow,
+    TimelineRow,
+)
+from simkube.results.reading import load_run
+from simkube.results.recorder import Recorder, run_dir
+
+__all__ = [
+    "DriverSummary",
+    "GroupSummary",
+    "PodRow",
+    "PodsSummary",
+    "Recorder",
+    "ResultsError",
+    "RunResults",
+    "RunSummary",
+    "ScalingRow",
+    "TimelineRow",
+    "load_run",
+    "run_dir",
+]

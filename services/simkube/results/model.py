@@ -1,0 +1,126 @@
+"""The typed shape of one run's results: rows of the three CSV files and the JSON summary.
+
+The recorder writes these and ``load_run`` returns them, so the writer and the reader (and the
+report built on the reader) agree on one definition instead of on column strings. Times are
+seconds: ``wall_s`` since the run started on the recorder's clock, ``trace_s`` on the replay
+clock. Unknown values are ``None`` (an empty CSV cell, JSON ``null``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simkube.core.errors import SimkubeError
+
+SCHEMA = 1
+STATIC_GROUP = "static"
+
+
+class ResultsError(SimkubeError):
+    """A results file is missing, unreadable or not in the format this version writes."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimelineRow:
+    wall_s: float
+    trace_s: float
+    pods_pending: int
+    pods_running: int
+    pods_succeeded: int
+    pods_failed: int
+    nodes_total: int
+    nodes: Mapping[str, int]  # group id -> nodes in it at this sample
+    cost_usd: float           # cumulative since the run started
+
+
+@dataclass(frozen=True, kw_only=True)
+class PodRow:
+    namespace: str
+    name: str
+    group: str | None               # the node group of the node it ran on
+    node: str | None
+    created_trace_s: float | None
+    scheduled_trace_s: float | None
+    pending_s: float | None         # time to schedule, trace seconds
+    finished_trace_s: float | None  # first seen Succeeded/Failed, or deleted
+    phase: str                      # last phase seen
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScalingRow:
+    wall_s: float
+    trace_s: float
+    group: str
+    delta: int
+    nodes_after: int
+    source: str  # "nodes" (observed) or "autoscaler" (a cluster-autoscaler Event)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupSummary:
+    price_per_hour: float
+    peak_nodes: int
+    min_nodes: int
+    final_nodes: int
+    node_hours: float
+    cost_usd: float
+    scale_ups: int
+    scale_downs: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PodsSummary:
+    seen: int
+    scheduled: int
+    never_scheduled: int
+    succeeded: int
+    failed: int
+    pending_p50_s: float | None
+    pending_p90_s: float | None
+    pending_p99_s: float | None
+    pending_max_s: float | None
+    peak_pending: int
+    peak_running: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriverSummary:
+    events_applied: int | None = None
+    events_total: int | None = None
+    objects_failed: int | None = None
+    lag_p99_ms: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSummary:
+    simulation: str
+    run: int
+    started_at: str               # RFC 3339, UTC
+    finished_at: str | None       # None while the run is still being recorded
+    wall_seconds: float
+    trace_seconds: float
+    speed: float
+    groups: Mapping[str, GroupSummary]
+    pods: PodsSummary
+    node_hours: float
+    cost_usd: float
+    autoscaler_events: int
+    driver: DriverSummary = field(default_factory=DriverSummary)
+    state: str = "Running"
+    schema: int = SCHEMA
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResults:
+    run_dir: Path
+    timeline: tuple[TimelineRow, ...]
+    pods: tuple[PodRow, ...]
+    scaling: tuple[ScalingRow, ...]
+    summary: RunSummary
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """Group ids in timeline column order."""
+        return tuple(self.timeline[0].nodes) if self.timeline else tuple(self.summary.groups)

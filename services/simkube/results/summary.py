@@ -1,0 +1,91 @@
+"""The run's summary, computed from its timeline, scaling rows and pods.
+
+Everything is derived from the rows that are also on disk (never from live counters), so a
+summary can be recomputed from the files and a restarted recorder's summary covers the whole
+run. Node hours and cost use integrate.py's step rule over trace time; ``trace_seconds`` is the
+trace time between the first and the last sample (the span the node hours cover).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from simkube.results.files import MONEY_DIGITS, TIME_DIGITS
+from simkube.results.integrate import cost_of, node_hours, percentile
+from simkube.results.model import (
+    DriverSummary,
+    GroupSummary,
+    PodRow,
+    PodsSummary,
+    RunSummary,
+    ScalingRow,
+    TimelineRow,
+)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, TIME_DIGITS)
+
+
+def driver_summary(driver: Mapping[str, Any] | None) -> DriverSummary:
+    driver = driver or {}
+
+    def integer(key: str) -> int | None:
+        value = driver.get(key)
+        return None if value is None else int(value)
+
+    lag = driver.get("lag_p99_ms")
+    return DriverSummary(events_applied=integer("events_applied"),
+                         events_total=integer("events_total"),
+                         objects_failed=integer("objects_failed"),
+                         lag_p99_ms=None if lag is None else float(lag))
+
+
+def pods_summary(pods: Sequence[PodRow], timeline: Sequence[TimelineRow]) -> PodsSummary:
+    pending = [pod.pending_s for pod in pods if pod.pending_s is not None]
+    scheduled = sum(1 for pod in pods if pod.scheduled_trace_s is not None)
+    return PodsSummary(
+        seen=len(pods), scheduled=scheduled, never_scheduled=len(pods) - scheduled,
+        succeeded=sum(1 for pod in pods if pod.phase == "Succeeded"),
+        failed=sum(1 for pod in pods if pod.phase == "Failed"),
+        pending_p50_s=_round(percentile(pending, p=50)),
+        pending_p90_s=_round(percentile(pending, p=90)),
+        pending_p99_s=_round(percentile(pending, p=99)),
+        pending_max_s=max(pending, default=None),
+        peak_pending=max((row.pods_pending for row in timeline), default=0),
+        peak_running=max((row.pods_running for row in timeline), default=0))
+
+
+def groups_summary(timeline: Sequence[TimelineRow], scaling: Sequence[ScalingRow], *,
+                   prices: Mapping[str, float]) -> dict[str, GroupSummary]:
+    hours = node_hours(timeline)
+    result = {}
+    for group in sorted(hours):
+        counts = [row.nodes.get(group, 0) for row in timeline]
+        changes = [row.delta for row in scaling if row.group == group and row.source == "nodes"]
+        price = prices.get(group, 0.0)
+        result[group] = GroupSummary(
+            price_per_hour=price, peak_nodes=max(counts), min_nodes=min(counts),
+            final_nodes=counts[-1], node_hours=round(hours[group], MONEY_DIGITS),
+            cost_usd=round(cost_of({group: hours[group]}, prices=prices), MONEY_DIGITS),
+            scale_ups=sum(1 for d in changes if d > 0),
+            scale_downs=sum(1 for d in changes if d < 0))
+    return result
+
+
+def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str | None,
+                speed: float, prices: Mapping[str, float], timeline: Sequence[TimelineRow],
+                scaling: Sequence[ScalingRow], pods: Sequence[PodRow],
+                driver: Mapping[str, Any] | None, state: str) -> RunSummary:
+    groups = groups_summary(timeline, scaling, prices=prices)
+    first, last = (timeline[0], timeline[-1]) if timeline else (None, None)
+    return RunSummary(
+        simulation=simulation, run=run, started_at=started_at, finished_at=finished_at,
+        wall_seconds=round(last.wall_s, TIME_DIGITS) if last else 0.0,
+        trace_seconds=round(last.trace_s - first.trace_s, TIME_DIGITS) if last and first else 0.0,
+        speed=speed, groups=groups, pods=pods_summary(pods, timeline),
+        node_hours=round(sum(g.node_hours for g in groups.values()), MONEY_DIGITS),
+        cost_usd=round(sum(g.cost_usd for g in groups.values()), MONEY_DIGITS),
+        autoscaler_events=sum(1 for row in scaling if row.source == "autoscaler"),
+        driver=driver_summary(driver), state=state)
