@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simkube.core.errors import ConfigError, SimkubeError
-from simkube.results import load_run
+from simkube.results.reading import load_run
 
 if TYPE_CHECKING:
     from simkube.results.model import RunResults
@@ -40,8 +40,8 @@ def load(run_dir: Path, *, label: str | None = None) -> RunData:
     try:
         results = load_run(run_dir)
     except SimkubeError as exc:
-        raise ConfigError(f"cannot read the results in {run_dir}: {exc.message}",
-                          hint=exc.hint) from None
+        # The reader's message already names the file (and the line).
+        raise ConfigError(f"unreadable results: {exc.message}", hint=exc.hint) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"cannot read the results in {run_dir}: {exc}") from None
     return as_run_data(results, label=label, directory=run_dir)

@@ -13,6 +13,7 @@ from simkube.core.logs import configure_logging
 from simkube.core.version import UPSTREAM, product_version
 from simkube.skctl.env_commands import env_group
 from simkube.skctl.export_commands import export_command, tracer_group
+from simkube.skctl.report_commands import compare_command, report_command
 from simkube.skctl.trace_commands import trace_group
 
 
@@ -37,6 +38,8 @@ cli.add_command(env_group)
 cli.add_command(export_command)
 cli.add_command(tracer_group)
 cli.add_command(trace_group)
+cli.add_command(report_command)
+cli.add_command(compare_command)
 
 
 def main() -> None:
