@@ -14,6 +14,8 @@ from pathlib import Path
 
 import httpx
 
+from simkube.env import grpcprobe
+
 PROBE_TIMEOUT = 2.0
 
 
@@ -24,7 +26,9 @@ def api_ssl_context(pki: Path) -> ssl.SSLContext:
 
 
 def probe(url: str, *, verify: ssl.SSLContext | bool) -> tuple[bool, str]:
-    """``(healthy, detail)`` for one GET of ``url``."""
+    """``(healthy, detail)`` for one GET of ``url`` (a gRPC health check for ``grpc://``)."""
+    if url.startswith(grpcprobe.SCHEME):
+        return grpcprobe.probe(url)
     try:
         response = httpx.get(url, verify=verify, timeout=PROBE_TIMEOUT)
     except httpx.HTTPError as exc:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError, SimkubeError
-from simkube.env import nodes, ports, processes, startup, state
+from simkube.env import autoscaler, nodes, ports, processes, service_startup, startup, state
 from simkube.env.certs import ADMIN, CONTROLLER_MANAGER, KWOK, SCHEDULER, Identity, generate_pki
 from simkube.env.components import Layout, Ports, control_plane
 from simkube.env.kubeconfig import write_kubeconfig
@@ -40,6 +40,9 @@ class UpOptions:
     node_template: Path | None = None
     scheduler_config: Path | None = None
     apiserver_port: int | None = None
+    services: bool = False  # also sk-cloudprov, sk-driver and sk-ctrl
+    node_groups: Path | None = None  # for the services; default: the shipped node-groups.yaml
+    autoscaler: bool = False  # also cluster-autoscaler (implies services)
 
 
 def _allocate_ports(options: UpOptions) -> Ports:
@@ -70,10 +73,12 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
     """Start the environment; returns ``(state, created)`` — ``created`` is False when it was
     already running, which is not an error."""
     directory = env_dir(options.name)
+    # Before the lock, which creates the directory: a refusal leaves no trace.
+    ca_binary = autoscaler.require_binary() if options.autoscaler else None
     with state.locked(directory, name=options.name):
         existing = state.load(directory)
         if existing is not None:
-            return _check_existing(existing), False
+            return _check_existing(existing, options), False
         layout = Layout(root=directory)
         env: state.EnvState | None = None
         try:
@@ -81,6 +86,8 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
                            if options.scheduler_config else None)
             if options.nodes:
                 nodes.load_template(options.node_template)  # fail before anything starts
+            node_groups = (service_startup.check_node_groups(options.node_groups)
+                           if options.services or options.autoscaler else None)
             allocated = _allocate_ports(options)
             control_plane(layout, allocated)  # resolves every binary before anything starts
             server = f"https://{ports.LOOPBACK}:{allocated.apiserver}"
@@ -91,6 +98,9 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
             state.save(env)
             startup.launch(env, layout, nodes=options.nodes,
                            node_template=options.node_template)
+            if node_groups is not None:
+                service_startup.launch_services(env, layout, node_groups=node_groups,
+                                                autoscaler_binary=ca_binary)
         except (SimkubeError, OSError, KeyboardInterrupt) as exc:
             if env is not None:
                 _teardown(env, keep_logs=True)
@@ -101,7 +111,15 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
         return env, True
 
 
-def _check_existing(existing: state.EnvState) -> state.EnvState:
+def _check_existing(existing: state.EnvState, options: UpOptions) -> state.EnvState:
+    # "Already up" must not hide that the running one lacks what this call asked for.
+    missing = [flag for flag, wanted, key in (("--services", options.services, "driver"),
+                                              ("--autoscaler", options.autoscaler, "autoscaler"))
+               if wanted and key not in existing.addresses]
+    if missing:
+        raise EnvironmentStateError(
+            f"environment {existing.name!r} is already up without {' and '.join(missing)}",
+            hint=f"run 'skctl env down --name {existing.name}' and then 'up' with the flags")
     dead = [c.name for c in existing.components
             if not processes.is_running(c.pid, c.start_ticks)]
     if dead:

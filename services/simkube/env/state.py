@@ -41,6 +41,8 @@ class EnvState:
     ports: dict[str, int] = field(default_factory=dict)
     components: list[ComponentRecord] = field(default_factory=list)
     nodes: int = 0
+    # gRPC addresses of the services started with --services, keyed cloudprov/driver/ctrl.
+    addresses: dict[str, str] = field(default_factory=dict)
 
     def component(self, name: str) -> ComponentRecord | None:
         return next((c for c in self.components if c.name == name), None)

@@ -40,6 +40,11 @@ class EnvStatus:
     api_server: str
     nodes: int
     components: list[ComponentStatus]
+    # gRPC addresses of the services (``env up --services``); None when not started.
+    cloudprov: str | None = None
+    driver: str | None = None
+    ctrl: str | None = None
+    autoscaler: str | None = None
 
     @property
     def healthy(self) -> bool:
@@ -70,4 +75,7 @@ def environment_status(name: str) -> EnvStatus:
     pki = Path(current.directory) / "pki"
     return EnvStatus(name=current.name, kubeconfig=current.kubeconfig,
                      api_server=current.api_server, nodes=current.nodes,
-                     components=[component_status(c, pki) for c in current.components])
+                     components=[component_status(c, pki) for c in current.components],
+                     cloudprov=current.addresses.get("cloudprov"),
+                     driver=current.addresses.get("driver"), ctrl=current.addresses.get("ctrl"),
+                     autoscaler=current.addresses.get("autoscaler"))

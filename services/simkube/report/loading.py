@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simkube.core.errors import ConfigError, SimkubeError
-from simkube.results.reading import load_run
 
 if TYPE_CHECKING:
     from simkube.results.model import RunResults
@@ -37,6 +36,10 @@ class RunData:
 
 def load(run_dir: Path, *, label: str | None = None) -> RunData:
     """Read ``run_dir`` (``.../NAME/run-N``) with the recorder's reader."""
+    # Lazily: simkube.results carries the recorder and its Kubernetes client (0.4 s of
+    # imports), which every other skctl command would pay for at start.
+    from simkube.results import load_run  # noqa: PLC0415
+
     try:
         results = load_run(run_dir)
     except SimkubeError as exc:

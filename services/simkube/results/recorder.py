@@ -143,6 +143,12 @@ class Recorder:
                      node_hours=self._summary.node_hours, cost_usd=self._summary.cost_usd)
             return self._summary
 
+    def sample(self) -> TimelineRow:
+        """Take a sample now, in addition to the periodic ones (tests; a caller's milestone)."""
+        if not self._started or self._summary is not None:
+            raise ResultsError(f"the recorder of {self.run_dir} is not running")
+        return self._sample()
+
     def _resume(self) -> tuple[list[TimelineRow], datetime]:
         timeline = self.run_dir / files.TIMELINE
         if not timeline.exists():

@@ -72,14 +72,25 @@ def build_command(autoscaler: bool, force: bool) -> None:
 @click.option("--scheduler-config", type=click.Path(path_type=Path),
               help="A KubeSchedulerConfiguration for the simulated scheduler.")
 @click.option("--port", "apiserver_port", type=int, help="kube-apiserver port (default: free).")
-def up_command(name: str, nodes: int, node_template: Path | None,
-               scheduler_config: Path | None, apiserver_port: int | None) -> None:
+@click.option("--services", is_flag=True,
+              help="Also run sk-cloudprov, sk-driver and sk-ctrl (for 'skctl run').")
+@click.option("--node-groups", type=click.Path(path_type=Path, dir_okay=False),
+              help="sk-cloudprov's node groups for --services (default: two priced groups).")
+@click.option("--autoscaler", is_flag=True,
+              help="Also run Cluster Autoscaler against sk-cloudprov (implies --services).")
+def up_command(  # noqa: PLR0917  # click passes every option as a parameter
+        name: str, nodes: int, node_template: Path | None, scheduler_config: Path | None,
+        apiserver_port: int | None, services: bool, node_groups: Path | None,
+        autoscaler: bool) -> None:
     """Start etcd, the control plane and kwok; wait until the cluster is usable."""
+    if node_groups is not None and not (services or autoscaler):
+        raise click.UsageError("--node-groups needs --services or --autoscaler")
     started = time.monotonic()
     with console.status(f"starting environment {name!r}"):
         env, created = lifecycle.up(lifecycle.UpOptions(
             name=name, nodes=nodes, node_template=node_template,
-            scheduler_config=scheduler_config, apiserver_port=apiserver_port))
+            scheduler_config=scheduler_config, apiserver_port=apiserver_port,
+            services=services or autoscaler, node_groups=node_groups, autoscaler=autoscaler))
     if not created:
         console.print(f"environment {name!r} is already up (API server {env.api_server})")
     else:
@@ -87,6 +98,8 @@ def up_command(name: str, nodes: int, node_template: Path | None,
                       f"{time.monotonic() - started:.1f}s: API server {env.api_server}, "
                       f"{env.nodes} fake node(s)")
     console.print(f"kubeconfig: {env.kubeconfig}")
+    for key, address in env.addresses.items():
+        console.print(f"{key}: {address}")
 
 
 @env_group.command("down")

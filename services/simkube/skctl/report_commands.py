@@ -20,6 +20,7 @@ from simkube.report import locate
 from simkube.report.loading import RunData, load
 from simkube.report.render import Rendered, make_comparison, make_report
 from simkube.report.tables import rich_table
+from simkube.skctl.cluster_options import env_option, json_option, kubeconfig_option
 
 status_console = Console(stderr=True)
 _results_option = click.option(
@@ -28,13 +29,6 @@ _results_option = click.option(
          "default: the Simulation's status.resultsDir, else the local env's results.")
 _output_option = click.option("--output", type=click.Path(path_type=Path, file_okay=False),
                               help="Where the plots and the HTML page go.")
-_kubeconfig_option = click.option("--kubeconfig", type=click.Path(path_type=Path, dir_okay=False),
-                                  help="Cluster to ask for the Simulation's results directory.")
-_env_option = click.option("--env", "env_name", default=None,
-                           help="Local environment (default: 'default') whose cluster and "
-                                "results directory to use.")
-_json_option = click.option("--json", "as_json", is_flag=True,
-                            help="Print the computed summary as JSON instead of the table.")
 
 
 @click.command("report")
@@ -44,9 +38,9 @@ _json_option = click.option("--json", "as_json", is_flag=True,
 @click.option("--all", "all_runs", is_flag=True, help="Overlay every repetition.")
 @_results_option
 @_output_option
-@_kubeconfig_option
-@_env_option
-@_json_option
+@kubeconfig_option
+@env_option
+@json_option
 def report_command(name: str,  # noqa: PLR0917  # click passes every option as a parameter
                    run_number: int | None, all_runs: bool, results: Path | None,
                    output: Path | None, kubeconfig: Path | None, env_name: str | None,
@@ -77,9 +71,9 @@ def report_command(name: str,  # noqa: PLR0917  # click passes every option as a
               help="Call out metrics and curves that differ by more than this many percent.")
 @_results_option
 @_output_option
-@_kubeconfig_option
-@_env_option
-@_json_option
+@kubeconfig_option
+@env_option
+@json_option
 def compare_command(refs: tuple[str, ...],  # noqa: PLR0917  # click passes every option
                     threshold: float, results: Path | None,
                     output: Path | None, kubeconfig: Path | None, env_name: str | None,

@@ -1,0 +1,93 @@
+"""Starting simkube's services after the control plane and waiting until each one serves.
+
+Each service is recorded in state.json the moment it starts, so ``env down`` (or the cleanup
+of a failed ``env up``) stops it like any control-plane component. A service that exits or
+never reports ``SERVING`` fails the start with its last log lines.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from simkube.cloudprov.config import load_file
+from simkube.core.errors import EnvironmentStateError
+from simkube.env import autoscaler, health, ports, processes, state
+from simkube.env.components import Layout
+from simkube.env.services import (
+    ADDRESS_KEYS,
+    DEFAULT_NODE_GROUPS,
+    PORT_COUNT,
+    Service,
+    ServicePorts,
+    ServiceSpec,
+    address,
+    results_dir,
+    script,
+    service_specs,
+)
+
+# Python services import grpc, protobuf and kubernetes_asyncio before they listen: on two
+# busy cores that alone can take ten seconds.
+HEALTH_TIMEOUT = 90.0
+
+
+def last_lines(path: str, lines: int = 10) -> str:
+    try:
+        text = Path(path).read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "    (no log)"
+    return "\n".join(f"    {line[:300]}" for line in text[-lines:]) or "    (empty log)"
+
+
+def _start(spec: ServiceSpec, layout: Layout, env: state.EnvState) -> state.ComponentRecord:
+    log_path = layout.logs / f"{spec.name}.log"
+    pid, ticks = processes.start_detached(spec.argv, log_path=log_path, cwd=layout.root)
+    record = state.ComponentRecord(name=spec.name, pid=pid, start_ticks=ticks, port=spec.port,
+                                   health_url=spec.health_url, log=str(log_path),
+                                   argv=spec.argv)
+    env.components.append(record)
+    state.save(env)
+    return record
+
+
+def _wait_serving(record: state.ComponentRecord) -> None:
+    ok, detail = health.wait_until(
+        lambda: health.probe(record.health_url, verify=False), timeout=HEALTH_TIMEOUT,
+        alive=lambda: processes.is_running(record.pid, record.start_ticks), interval=0.2)
+    if not ok:
+        raise EnvironmentStateError(
+            f"{record.name} did not become healthy: {detail}; last lines of {record.log}:\n"
+            f"{last_lines(record.log)}")
+
+
+def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
+                    autoscaler_binary: Path | None) -> None:
+    """Start sk-cloudprov, sk-driver and sk-ctrl (and CA when given its binary)."""
+    taken = set(env.ports.values())
+    free = ports.allocate(PORT_COUNT + 1, exclude=taken)
+    allocated = ServicePorts.from_list(free)
+    results_dir(layout).mkdir(parents=True, exist_ok=True)
+    specs = service_specs(layout=layout, ports=allocated, node_groups=node_groups)
+    # Started together, waited for in turn: the three only need the API server.
+    for record in [_start(spec, layout, env) for spec in specs]:
+        _wait_serving(record)
+    env.addresses = {ADDRESS_KEYS[service]: address(allocated.grpc_port(service))
+                     for service in Service}
+    state.save(env)
+    if autoscaler_binary is not None:
+        autoscaler.write_cloud_config(layout=layout,
+                                      cloudprov_address=address(allocated.cloudprov))
+        spec = autoscaler.autoscaler_spec(binary=autoscaler_binary, layout=layout,
+                                          port=free[PORT_COUNT])
+        _wait_serving(_start(spec, layout, env))
+        env.addresses["autoscaler"] = address(free[PORT_COUNT])
+        state.save(env)
+
+
+def check_node_groups(path: Path | None) -> Path:
+    """The node-groups file as an absolute path, checked in full before anything starts."""
+    chosen = (path or DEFAULT_NODE_GROUPS).resolve()
+    load_file(chosen)  # a ConfigError (exit 2) naming the group and field
+    for service in Service:
+        script(service.value)
+    return chosen

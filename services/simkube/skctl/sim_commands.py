@@ -1,0 +1,190 @@
+"""``skctl run``, ``status``, ``pause``, ``resume`` and ``delete``: Simulations from the terminal.
+
+Thin commands over ``sim_manifest`` (what to create), ``sim_client`` (the API calls) and
+``sim_progress`` (``--wait``). Tables and JSON go to stdout, progress and notes to stderr, so
+``skctl status NAME --json | jq`` works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from simkube.core.errors import SimkubeError
+from simkube.core.kubeapi import KubeClient
+from simkube.ctrl.statuses import State
+from simkube.skctl import sim_client, sim_manifest, sim_progress, sim_tables
+from simkube.skctl.cluster_options import env_option, json_option, kubeconfig_option
+
+T = TypeVar("T")
+notes = Console(stderr=True)
+DELETE_WAIT = 120.0
+
+
+def _with_cluster(kubeconfig: Path | None, env_name: str | None,
+                  action: Callable[[KubeClient], Awaitable[T]]) -> T:
+    async def main() -> T:
+        config = sim_client.kubeconfig_for(kubeconfig=kubeconfig, env=env_name)
+        kube = await KubeClient.connect(kubeconfig=config, pool_size=4)
+        try:
+            return await action(kube)
+        finally:
+            await kube.close()
+
+    return asyncio.run(main())
+
+
+class SimulationFailedError(SimkubeError):
+    """The simulation ``--wait`` followed ended Failed."""
+
+
+@click.command("run")
+@click.option("-f", "--file", "file", type=click.Path(path_type=Path, dir_okay=False),
+              help="A Simulation manifest (YAML) instead of the flags below.")
+@click.option("--name", help="Simulation name (default: <trace>-<UTC time>).")
+@click.option("--trace", help="Trace file (a local path) or http(s)://, file:// URL.")
+@click.option("--tracer", help="Replay a window of this sk-tracer (HOST:PORT) instead.")
+@click.option("--start", help="Window start for --tracer (RFC 3339).")
+@click.option("--end", help="Window end for --tracer (RFC 3339).")
+@click.option("--namespace", "namespaces", multiple=True,
+              help="Export only this namespace from --tracer (repeatable).")
+@click.option("--speed", type=click.FloatRange(min=0, min_open=True),
+              help="Trace seconds per wall-clock second [default: 1].")
+@click.option("--duration", help="Trace time to replay (90s, 15m, 1h30m) [default: all].")
+@click.option("--repetitions", type=click.IntRange(1, 100), help="Runs [default: 1].")
+@click.option("--namespace-prefix", help="Virtual namespaces are PREFIX-<ns> "
+                                         "[default: virtual].")
+@click.option("--node-groups", help="Node groups file on sk-ctrl's host, or configmap:NS/NAME.")
+@click.option("--reset-node-groups/--no-reset-node-groups", default=None,
+              help="Reset node groups to their minimum before each run [default: reset].")
+@click.option("--startup-delay", help="Delay before a replayed pod runs (KWOK stage).")
+@click.option("--wait", is_flag=True, help="Follow the simulation until it ends.")
+@click.option("--timeout", type=click.FloatRange(min=1), help="Give up waiting after SECONDS.")
+@kubeconfig_option
+@env_option
+def run_command(  # noqa: PLR0917  # click passes every option as a parameter
+        file: Path | None, name: str | None, trace: str | None, tracer: str | None,
+        start: str | None, end: str | None, namespaces: tuple[str, ...], speed: float | None,
+        duration: str | None, repetitions: int | None, namespace_prefix: str | None,
+        node_groups: str | None, reset_node_groups: bool | None, startup_delay: str | None,
+        wait: bool, timeout: float | None, kubeconfig: Path | None,
+        env_name: str | None) -> None:
+    """Create a Simulation (one replay of a trace, maybe repeated); --wait follows it."""
+    flags = sim_manifest.RunFlags(
+        name=name, trace=trace, tracer=tracer, start=start, end=end, namespaces=namespaces,
+        speed=speed, duration=duration, repetitions=repetitions,
+        namespace_prefix=namespace_prefix, node_groups=node_groups,
+        reset_node_groups=reset_node_groups, startup_delay=startup_delay)
+    if file is not None:
+        given = [option for option, value in vars(flags).items()
+                 if option != "name" and value not in (None, ())]
+        if given:
+            raise click.UsageError(f"--file excludes --{given[0].replace('_', '-')}: put "
+                                   "the setting in the file")
+        simulation = sim_manifest.from_file(file, name=name)
+    else:
+        simulation = sim_manifest.from_flags(flags)
+    name = simulation["metadata"]["name"]
+
+    async def action(kube: KubeClient) -> dict[str, Any]:
+        await sim_client.create(kube, simulation)
+        notes.print(f"[green]✓[/] simulation {name!r} created")
+        if not wait:
+            return simulation
+        return await sim_progress.follow(kube, name, console=notes, timeout=timeout)
+
+    final = _with_cluster(kubeconfig, env_name, action)
+    if not wait:
+        click.echo(f"follow it with: skctl status {name}")
+        return
+    sim_tables.print_details(final)
+    if sim_client.state_of(final) != State.FINISHED:
+        raise SimulationFailedError(f"simulation {name!r} ended "
+                               f"{sim_client.state_of(final)}: "
+                               f"{(final.get('status') or {}).get('message') or 'no message'}",
+                               hint=f"kubectl describe sim {name} shows its Events")
+    click.echo(f"report: skctl report {name}")
+
+
+@click.command("status")
+@click.argument("name", required=False)
+@kubeconfig_option
+@env_option
+@json_option
+def status_command(name: str | None, kubeconfig: Path | None, env_name: str | None,
+                   as_json: bool) -> None:
+    """Every simulation, or one (with its runs) when NAME is given."""
+    if name is None:
+        items = _with_cluster(kubeconfig, env_name, sim_client.list_all)
+        if as_json:
+            click.echo(json.dumps(items, indent=2))
+        else:
+            sim_tables.print_listing(items)
+        return
+
+    async def one(kube: KubeClient) -> dict[str, Any]:
+        return await sim_client.get(kube, name)
+
+    simulation = _with_cluster(kubeconfig, env_name, one)
+    if as_json:
+        click.echo(json.dumps(simulation, indent=2))
+    else:
+        sim_tables.print_details(simulation)
+
+
+def _set_paused(name: str, *, paused: bool, kubeconfig: Path | None,
+                env_name: str | None) -> None:
+    async def action(kube: KubeClient) -> dict[str, Any]:
+        return await sim_client.set_paused(kube, name, paused=paused)
+
+    _with_cluster(kubeconfig, env_name, action)
+    notes.print(f"[green]✓[/] simulation {name!r} {'pausing' if paused else 'resuming'} "
+                "(sk-ctrl carries it out; 'skctl status' shows when it did)")
+
+
+@click.command("pause")
+@click.argument("name")
+@kubeconfig_option
+@env_option
+def pause_command(name: str, kubeconfig: Path | None, env_name: str | None) -> None:
+    """Pause simulation NAME: trace time stops until 'skctl resume'."""
+    _set_paused(name, paused=True, kubeconfig=kubeconfig, env_name=env_name)
+
+
+@click.command("resume")
+@click.argument("name")
+@kubeconfig_option
+@env_option
+def resume_command(name: str, kubeconfig: Path | None, env_name: str | None) -> None:
+    """Resume simulation NAME where it was paused."""
+    _set_paused(name, paused=False, kubeconfig=kubeconfig, env_name=env_name)
+
+
+@click.command("delete")
+@click.argument("name")
+@click.option("--no-wait", is_flag=True, help="Return without waiting for the cleanup.")
+@kubeconfig_option
+@env_option
+def delete_command(name: str, no_wait: bool, kubeconfig: Path | None,
+                   env_name: str | None) -> None:
+    """Delete simulation NAME: its run is cancelled and its objects removed; results stay."""
+    async def action(kube: KubeClient) -> bool:
+        return await sim_client.delete(kube, name, wait=0 if no_wait else DELETE_WAIT)
+
+    with notes.status(f"deleting {name} (sk-ctrl cancels the run and cleans up)"):
+        gone = _with_cluster(kubeconfig, env_name, action)
+    if not gone:
+        raise SimkubeError(f"simulation {name!r} is still there after {DELETE_WAIT:.0f}s",
+                           hint="its finalizer waits for sk-ctrl: is sk-ctrl running?")
+    notes.print(f"[green]✓[/] simulation {name!r} "
+                f"{'deletion requested' if no_wait else 'deleted'}")
+
+
+SIMULATION_COMMANDS = (run_command, status_command, pause_command, resume_command,
+                       delete_command)

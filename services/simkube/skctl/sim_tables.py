@@ -1,0 +1,87 @@
+"""How ``skctl status`` and ``skctl run --wait`` show Simulations on a terminal.
+
+The listing has the columns of ``kubectl get sims`` plus the message, because a Blocked or
+Failed simulation's reason is the first thing a user wants; the detail view adds every run.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+STATE_COLOURS = {"Finished": "green", "Failed": "red", "Running": "cyan", "Paused": "yellow",
+                 "Blocked": "yellow", "Initializing": "cyan", "Pending": "white"}
+
+
+def _state(text: str) -> str:
+    colour = STATE_COLOURS.get(text)
+    return f"[{colour}]{text}[/]" if colour and text else (text or "-")
+
+
+def _age(created: str | None) -> str:
+    if not created:
+        return "-"
+    then = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
+    seconds = int((datetime.datetime.now(datetime.UTC) - then).total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{max(seconds, 0)}s"
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None or value == "" else str(value)
+
+
+def print_listing(items: list[dict[str, Any]]) -> None:
+    console = Console()
+    if not items:
+        console.print("no simulations (create one with 'skctl run --trace FILE')")
+        return
+    table = Table(title="simulations", title_justify="left")
+    for column in ("name", "state", "run", "events", "speed", "age", "message"):
+        table.add_column(column)
+    for item in items:
+        spec, status = item.get("spec") or {}, item.get("status") or {}
+        table.add_row(item["metadata"]["name"], _state(str(status.get("state") or "")),
+                      f"{_cell(status.get('currentRun'))}/{spec.get('repetitions', 1)}",
+                      _cell(status.get("eventsApplied")), _cell(spec.get("speed", 1)),
+                      _age(item["metadata"].get("creationTimestamp")),
+                      str(status.get("message") or "")[:70])
+    console.print(table)
+
+
+def print_details(simulation: dict[str, Any]) -> None:
+    console = Console()
+    spec, status = simulation.get("spec") or {}, simulation.get("status") or {}
+    trace = spec.get("trace") or {}
+    source = trace.get("path") or trace.get("url") or (trace.get("tracer") or {}).get("address")
+    console.print(f"[bold]{simulation['metadata']['name']}[/]  {_state(status.get('state', ''))}"
+                  f"  {status.get('message') or ''}")
+    fields = [("trace", source), ("speed", spec.get("speed", 1)),
+              ("runs", f"{status.get('completedRuns') or 0}/{spec.get('repetitions', 1)} done"),
+              ("events", f"{_cell(status.get('eventsApplied'))}/"
+                         f"{_cell(status.get('eventsTotal'))}"),
+              ("failures", status.get("failures")),
+              ("trace time", f"{_cell(status.get('traceTimeSeconds'))}s of "
+                             f"{_cell(status.get('traceLengthSeconds'))}s"),
+              ("lag p99", f"{_cell(status.get('lagP99Ms'))} ms"),
+              ("started", status.get("startTime")), ("ended", status.get("endTime")),
+              ("results", status.get("resultsDir"))]
+    for label, value in fields:
+        console.print(f"  {label:<11} {_cell(value)}")
+    runs = status.get("runs") or []
+    if runs:
+        table = Table(title="runs", title_justify="left")
+        for column in ("run", "state", "events", "failures", "started", "ended", "message"):
+            table.add_column(column)
+        for run in runs:
+            table.add_row(_cell(run.get("run")), _state(str(run.get("state") or "")),
+                          _cell(run.get("eventsApplied")), _cell(run.get("failures")),
+                          _cell(run.get("startTime")), _cell(run.get("endTime")),
+                          str(run.get("message") or "")[:60])
+        console.print(table)
+
