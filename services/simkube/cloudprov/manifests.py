@@ -30,6 +30,7 @@ from simkube.cloudprov.naming import (
     WellKnownLabel,
     provider_id,
 )
+from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 
 KWOK_TAINT = {"key": KWOK_ANNOTATION, "value": KWOK_VALUE, "effect": TaintEffect.NO_SCHEDULE}
 PLACEHOLDER_IMAGE = "registry.k8s.io/pause:3.10"  # never pulled: KWOK runs no containers
@@ -92,8 +93,9 @@ def fake_node(group: NodeGroupConfig, *, namespace: str, name: str,
         "apiVersion": "v1", "kind": "Node",
         "metadata": {
             "name": name,
+            # The type label last: replayed pods select it, whatever production called "type".
             "labels": {**template.labels, WellKnownLabel.HOSTNAME: name, GROUP_LABEL: group.id,
-                       OWNER_LABEL: namespace},
+                       OWNER_LABEL: namespace, NODE_TYPE_LABEL: NODE_TYPE_VALUE},
             "annotations": {KWOK_ANNOTATION: KWOK_VALUE,
                             PLACEHOLDER_ANNOTATION: f"{namespace}/{name}"},
         },

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 from simkube.driver.durations import parse_duration
 from simkube.driver.errors import DriverInputError
 from simkube.driver.names import FAKE_NODE_KEY
@@ -20,7 +21,7 @@ DEFAULT_PREFIX = "virtual"
 DEFAULT_CONCURRENCY = 64
 MAX_CONCURRENCY = 1024
 MAX_SPEED = 1_000_000.0
-DEFAULT_NODE_SELECTOR: Mapping[str, str] = {"type": "kwok"}
+DEFAULT_NODE_SELECTOR: Mapping[str, str] = {NODE_TYPE_LABEL: NODE_TYPE_VALUE}
 DEFAULT_TOLERATIONS: tuple[Mapping[str, str], ...] = (
     {"key": FAKE_NODE_KEY, "operator": "Exists", "effect": "NoSchedule"},)
 TOLERATION_OPERATORS = ("Exists", "Equal")

@@ -1,8 +1,9 @@
 """Creating fake nodes from a template and waiting for KWOK to make them Ready.
 
 A template is a Node manifest in which ``{name}`` stands for each node's name. Whatever it
-says, a fake node always carries KWOK's annotation (or KWOK would ignore it) and its taint
-(so only pods that opt in land on fake nodes).
+says, a fake node always carries KWOK's annotation (or KWOK would ignore it), its taint
+(so only pods that opt in land on fake nodes) and the label replayed pods select
+(``simkube.core.fake_nodes``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import httpx
 
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import ConfigError, EnvironmentStateError
+from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 from simkube.env.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "fake-node.yaml"
@@ -42,6 +44,7 @@ def render_node(template: dict[str, Any], *, name: str) -> dict[str, Any]:
     metadata = node.setdefault("metadata", {})
     metadata["name"] = name
     metadata.setdefault("annotations", {})[FAKE_NODE_ANNOTATION] = FAKE_NODE_VALUE
+    metadata.setdefault("labels", {})[NODE_TYPE_LABEL] = NODE_TYPE_VALUE
     spec = node.setdefault("spec", {})
     taints = spec.setdefault("taints", [])
     if not any(t.get("key") == FAKE_NODE_ANNOTATION for t in taints):

@@ -97,7 +97,8 @@ def _headlines(report_json: str) -> None:
     console.rule("headline numbers")
     for line in summary.get("headlines", []):
         console.print(f"  {line}")
-    console.print(f"\n[bold]report:[/] {summary['html']}")
+    # soft_wrap: a wrapped path could not be copied, nor found by scripts ("report: PATH").
+    console.print(f"\n[bold]report:[/] {summary['html']}", soft_wrap=True)
 
 
 def run_demo(*, env: str, workdir: Path, time_scale: float, speed: float) -> None:

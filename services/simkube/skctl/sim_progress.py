@@ -24,6 +24,7 @@ from simkube.skctl import sim_client
 POLL_INTERVAL = 0.5
 # A Simulation without any status this long after creation has no sk-ctrl looking at it.
 NO_CONTROLLER_AFTER = 20.0
+LOG_EVERY = 10.0
 
 
 class WaitTimeoutError(SimkubeError):
@@ -57,6 +58,11 @@ class Snapshot:
                    lag="-" if lag is None else f"{float(lag):.0f}ms",
                    message=str(status.get("message") or ""))
 
+    def trace_progress(self) -> str:
+        """Trace seconds replayed of the run's length, once the driver has said it."""
+        length = f"{self.trace_length:.0f}s" if self.trace_length else "?"
+        return f"{self.trace_time:.0f}s/{length}"
+
     def line(self) -> str:
         text = f"{self.state} (run {self.run}/{self.runs}, events {self.events})"
         return f"{text}: {self.message}" if self.message else text
@@ -64,7 +70,7 @@ class Snapshot:
 
 def _progress(console: Console) -> Progress:
     return Progress(SpinnerColumn(), TextColumn("[bold]{task.fields[state]:<12}"), BarColumn(),
-                    TextColumn("trace {task.completed:>6.0f}/{task.total:.0f}s"),
+                    TextColumn("trace {task.fields[trace]}"),
                     TextColumn("run {task.fields[run]}"),
                     TextColumn("events {task.fields[events]}"),
                     TextColumn("lag {task.fields[lag]}"), TimeElapsedColumn(),
@@ -76,18 +82,27 @@ async def follow(kube: KubeClient, name: str, *, console: Console,
     """Poll ``name`` until it is Finished or Failed and return it (``WaitTimeoutError`` past
     ``timeout``)."""
     started = time.monotonic()
-    last_line = ""
+    last_key: tuple[str, int, str] | None = None
+    last_logged = started
     warned = False
     with _progress(console) as progress:
-        task = progress.add_task(name, total=None, state="", run="-", events="-", lag="-")
+        task = progress.add_task(name, total=None, state="", run="-", events="-", lag="-",
+                                 trace="-")
         while True:
             simulation = await sim_client.get(kube, name)
             snap = Snapshot.of(simulation)
-            if snap.line() != last_line and snap.state != "(no status yet)":
-                progress.console.print(f"{name}: {snap.line()}")
-                last_line = snap.line()
+            # A line per state or run change; without a terminal (a CI log) also a line of
+            # progress every LOG_EVERY seconds, since no bar is drawn there.
+            key = (snap.state, snap.run, snap.message)
+            periodic = (not console.is_terminal
+                        and time.monotonic() - last_logged >= LOG_EVERY)
+            if snap.state != "(no status yet)" and (key != last_key or periodic):
+                progress.console.print(f"{name}: {snap.line()}, trace {snap.trace_progress()}",
+                                       soft_wrap=True)
+                last_key, last_logged = key, time.monotonic()
             progress.update(task, state=snap.state, run=f"{snap.run}/{snap.runs}",
-                            events=snap.events, lag=snap.lag, completed=snap.trace_time,
+                            events=snap.events, lag=snap.lag, trace=snap.trace_progress(),
+                            completed=snap.trace_time,
                             total=snap.trace_length or None)
             if sim_client.state_of(simulation) in TERMINAL:
                 return simulation

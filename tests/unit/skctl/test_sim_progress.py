@@ -28,3 +28,10 @@ def test_the_message_follows_the_state() -> None:
     snap = Snapshot.of({"spec": {}, "status": {"state": "Blocked",
                                                "message": "waiting for nightly"}})
     assert snap.line() == "Blocked (run 0/1, events 0/?): waiting for nightly"
+
+
+def test_trace_progress_before_and_after_the_driver_knows_the_length() -> None:
+    assert Snapshot.of({"spec": {}}).trace_progress() == "0s/?"
+    running = Snapshot.of({"spec": {}, "status": {"traceTimeSeconds": 61.6,
+                                                  "traceLengthSeconds": 1134}})
+    assert running.trace_progress() == "62s/1134s"
