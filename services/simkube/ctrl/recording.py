@@ -2,11 +2,14 @@
 
 Measurements are valuable but secondary: a recorder that cannot start or stop (a full disk,
 an API hiccup) is reported in the log and as a Warning Event, and the replay goes on. A
-restarted sk-ctrl starts a recorder on the same run directory, which appends to it.
+restarted sk-ctrl starts a recorder on the same run directory, which appends to it — but a
+new Simulation that reuses an old one's name must not append to the old results, so they are
+set aside when its first run starts.
 """
 
 from __future__ import annotations
 
+import datetime
 import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -16,6 +19,21 @@ from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
+
+
+def set_aside_previous(simulation_dir: Path) -> Path | None:
+    """Rename an earlier simulation's results of the same name to ``NAME.previous-<UTC>``."""
+    if not simulation_dir.is_dir() or not any(simulation_dir.iterdir()):
+        return None
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d%H%M%S")
+    target = simulation_dir.with_name(f"{simulation_dir.name}.previous-{stamp}")
+    try:
+        simulation_dir.rename(target)
+    except OSError as exc:  # measurements are secondary: the run goes on, appending
+        log.warning("earlier results could not be set aside", error=str(exc))
+        return None
+    log.info("earlier results set aside", simulation_dir=str(simulation_dir), moved_to=str(target))
+    return target
 
 
 class RunRecorder:

@@ -28,7 +28,7 @@ from simkube.ctrl.following import RunLostError, SimulationFailedError, follow
 from simkube.ctrl.leasing import RENEW_INTERVAL_S, SimulationLease
 from simkube.ctrl.metrics import ControllerMetrics
 from simkube.ctrl.names import run_name
-from simkube.ctrl.recording import RunRecorder
+from simkube.ctrl.recording import RunRecorder, set_aside_previous
 from simkube.ctrl.spec import SimulationSpec, parse_spec
 from simkube.ctrl.statuses import ACTIVE, State, StatusWriter, condition, generation_of, now
 from simkube.gen.simkube.driver.v1 import driver_pb2
@@ -192,6 +192,8 @@ class SimulationRun:
 
     async def _run(self, number: int, spec: SimulationSpec, config: CloudConfig | None) -> None:
         name = run_name(self.name, number)
+        if number == 1:  # a fresh start: anything there belongs to an older namesake
+            set_aside_previous(self.deps.results_dir / self.name)
         run_dir = self.deps.results_dir / self.name / f"run-{number}"
         entry: dict[str, Any] = {"run": number, "state": State.INITIALIZING.value,
                                  "startTime": now(), "resultsDir": str(run_dir)}

@@ -48,3 +48,9 @@ def known_env_names() -> list[str]:
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir() if (p / "state.json").is_file())
+
+
+def results_dir(name: str) -> Path:
+    """Where sk-ctrl of environment ``name`` writes results: beside, not inside, the
+    environment's directory, so that they outlive ``env down``."""
+    return state_dir() / "results" / name

@@ -13,6 +13,7 @@ from simkube.cloudprov.config import load_file
 from simkube.core.errors import EnvironmentStateError
 from simkube.env import autoscaler, health, ports, processes, state
 from simkube.env.components import Layout
+from simkube.env.paths import results_dir
 from simkube.env.services import (
     ADDRESS_KEYS,
     DEFAULT_NODE_GROUPS,
@@ -21,7 +22,6 @@ from simkube.env.services import (
     ServicePorts,
     ServiceSpec,
     address,
-    results_dir,
     script,
     service_specs,
 )
@@ -66,8 +66,10 @@ def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
     taken = set(env.ports.values())
     free = ports.allocate(PORT_COUNT + 1, exclude=taken)
     allocated = ServicePorts.from_list(free)
-    results_dir(layout).mkdir(parents=True, exist_ok=True)
-    specs = service_specs(layout=layout, ports=allocated, node_groups=node_groups)
+    results = results_dir(env.name)
+    results.mkdir(parents=True, exist_ok=True)
+    specs = service_specs(layout=layout, ports=allocated, node_groups=node_groups,
+                          results=results)
     # Started together, waited for in turn: the three only need the API server.
     for record in [_start(spec, layout, env) for spec in specs]:
         _wait_serving(record)

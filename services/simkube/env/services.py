@@ -76,12 +76,8 @@ def address(port: int) -> str:
     return f"{LOOPBACK}:{port}"
 
 
-def results_dir(layout: Layout) -> Path:
-    return layout.root / "results"
-
-
-def service_specs(*, layout: Layout, ports: ServicePorts,
-                  node_groups: Path) -> list[ServiceSpec]:
+def service_specs(*, layout: Layout, ports: ServicePorts, node_groups: Path,
+                  results: Path) -> list[ServiceSpec]:
     """sk-cloudprov, sk-driver and sk-ctrl; none needs another to start, so order is free."""
     kubeconfig = f"--kubeconfig={layout.admin_kubeconfig}"
 
@@ -98,7 +94,7 @@ def service_specs(*, layout: Layout, ports: ServicePorts,
         spec(Service.DRIVER, "serve", kubeconfig, f"--listen={address(ports.driver)}",
              f"--metrics-listen={address(ports.driver_metrics)}", "--grace=10"),
         spec(Service.CTRL, "serve", f"--driver={address(ports.driver)}", kubeconfig,
-             f"--results-dir={results_dir(layout)}", f"--node-groups={node_groups}",
+             f"--results-dir={results}", f"--node-groups={node_groups}",
              f"--listen={address(ports.ctrl)}",
              f"--metrics-listen={address(ports.ctrl_metrics)}", "--log-json"),
     ]

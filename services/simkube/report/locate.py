@@ -3,7 +3,8 @@
 Results are written by sk-ctrl on its own host under ``<results dir>/<simulation>/run-<n>/``.
 A user names a simulation, not a path, so the lookup goes: an explicit ``--results``
 directory; else the Simulation resource's ``status.resultsDir`` when the resource exists and
-the cluster answers; else the local environment's ``<env dir>/results/<simulation>``. An
+the cluster answers; else the local environment's results (``$SIMKUBE_HOME/results/<env>/``,
+kept after ``env down``). An
 unreachable cluster is not an error (reports are often read after ``env down`` of another
 env, or offline), only a reason to fall back.
 """
@@ -19,7 +20,7 @@ import structlog
 
 from simkube.core.errors import ConfigError, SimkubeError
 from simkube.env import state
-from simkube.env.paths import DEFAULT_ENV_NAME, env_dir
+from simkube.env.paths import DEFAULT_ENV_NAME, env_dir, results_dir
 
 log = structlog.get_logger(__name__)
 SIMULATIONS_PATH = "/apis/simkube.dev/v1alpha1/simulations"
@@ -60,7 +61,7 @@ def simulation_dir(*, name: str, results: Path | None, kubeconfig: Path | None =
         if run_numbers(status_dir):
             return status_dir
         looked.append(f"{status_dir} (the Simulation's status.resultsDir)")
-    local = env_dir(env or DEFAULT_ENV_NAME) / "results" / name
+    local = results_dir(env or DEFAULT_ENV_NAME) / name
     if run_numbers(local):
         return local
     looked.append(str(local))

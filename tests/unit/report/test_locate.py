@@ -46,7 +46,9 @@ def test_local_environment_results_when_no_cluster_answers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SIMKUBE_HOME", str(tmp_path))
     env = tmp_path / "envs" / "dev"
-    write_run(env / "results")
+    results = tmp_path / "results" / "dev"  # outside the env directory: it outlives env down
+    write_run(results)
+    env.mkdir(parents=True)
     # A recorded environment whose API server is gone: the lookup falls back, quickly.
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(
@@ -56,10 +58,9 @@ def test_local_environment_results_when_no_cluster_answers(
     (env / "state.json").write_text(json.dumps({
         "name": "dev", "directory": str(env), "kubeconfig": str(kubeconfig), "api_server": "x",
         "started_at": 0}))
-    assert locate.simulation_dir(name="shop", results=None, env="dev") == \
-        env / "results" / "shop"
+    assert locate.simulation_dir(name="shop", results=None, env="dev") == results / "shop"
     assert locate.simulation_dir(name="shop", results=None, env="dev",
-                                 kubeconfig=kubeconfig) == env / "results" / "shop"
+                                 kubeconfig=kubeconfig) == results / "shop"
     with pytest.raises(ConfigError, match="no results for simulation 'cart'") as error:
         locate.simulation_dir(name="cart", results=None, env="dev")
     assert error.value.hint is not None
