@@ -8,6 +8,7 @@ fresh one started through the real ``skctl env up`` and stopped after the sessio
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -44,12 +45,14 @@ def skctl(*args: str, check: bool = True, env: dict[str, str] | None = None,
     return result
 
 
-@pytest.fixture(scope="session")
-def sim_env() -> Iterator[SimEnv]:
-    named = os.environ.get(TEST_ENV_VARIABLE)
-    name = named or f"pytest-{os.getpid()}"
+@contextlib.contextmanager
+def running_env(*, variable: str, prefix: str, up_args: tuple[str, ...]) -> Iterator[SimEnv]:
+    """The environment named by ``$variable``, else a new one started with ``up_args`` and
+    stopped afterwards."""
+    named = os.environ.get(variable)
+    name = named or f"{prefix}-{os.getpid()}"
     if not named:
-        skctl("env", "up", "--name", name, "--nodes", str(SESSION_NODES))
+        skctl("env", "up", "--name", name, *up_args)
     status = json.loads(skctl("env", "status", "--name", name, "--json").stdout)
     try:
         yield SimEnv(name=name, kubeconfig=status["kubeconfig"],
@@ -57,6 +60,13 @@ def sim_env() -> Iterator[SimEnv]:
     finally:
         if not named:
             skctl("env", "down", "--name", name, check=False)
+
+
+@pytest.fixture(scope="session")
+def sim_env() -> Iterator[SimEnv]:
+    with running_env(variable=TEST_ENV_VARIABLE, prefix="pytest",
+                     up_args=("--nodes", str(SESSION_NODES))) as env:
+        yield env
 
 
 @pytest.fixture

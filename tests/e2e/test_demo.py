@@ -24,10 +24,12 @@ pytestmark = pytest.mark.e2e
 
 def test_demo_records_replays_and_reports(tmp_path: Path) -> None:
     env = f"demo-e2e-{os.getpid()}"
+    # Its own state directory: the results the demo keeps after tearing down stay in tmp.
+    variables = {**os.environ, "SIMKUBE_HOME": str(tmp_path / "home")}
     result = subprocess.run(
         [sys.executable, "-m", "simkube.skctl.demo", "--env", env, "--workdir", str(tmp_path),
          "--time-scale", "0.4", "--speed", "4"],
-        capture_output=True, text=True, timeout=420, check=False)
+        capture_output=True, text=True, timeout=420, check=False, env=variables)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     match = re.search(r"report:\s*(\S+\.html)", output)
@@ -42,6 +44,8 @@ def test_demo_records_replays_and_reports(tmp_path: Path) -> None:
     assert summary["pods"]["peak_pending"] > 0
     assert summary["cost_usd"] > 0
     assert (tmp_path / "shop.trace").stat().st_size > 0
-    listed = json.loads(skctl("env", "status", "--name", env, "--json", check=False).stdout
-                        or "{}")
-    assert listed.get("state") in (None, "absent", "stopped"), listed
+    # Torn down: no environment left, but the report (outside it) is still there.
+    gone = skctl("env", "status", "--name", env, check=False, env=variables)
+    assert gone.returncode == 3
+    assert f"no environment named '{env}'" in gone.stderr
+    assert Path(match.group(1)).is_relative_to(tmp_path / "home" / "results" / env)

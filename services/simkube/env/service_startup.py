@@ -25,18 +25,11 @@ from simkube.env.services import (
     script,
     service_specs,
 )
+from simkube.env.startup import last_lines
 
 # Python services import grpc, protobuf and kubernetes_asyncio before they listen: on two
 # busy cores that alone can take ten seconds.
 HEALTH_TIMEOUT = 90.0
-
-
-def last_lines(path: str, lines: int = 10) -> str:
-    try:
-        text = Path(path).read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "    (no log)"
-    return "\n".join(f"    {line[:300]}" for line in text[-lines:]) or "    (empty log)"
 
 
 def _start(spec: ServiceSpec, layout: Layout, env: state.EnvState) -> state.ComponentRecord:

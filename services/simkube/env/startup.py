@@ -21,12 +21,13 @@ DEFAULT_HEALTH_TIMEOUT = 30.0
 NODES_READY_TIMEOUT = 120.0
 
 
-def _tail(path: str, lines: int = 8) -> str:
+def last_lines(path: str, lines: int = 8) -> str:
+    """The end of a component's log, indented, for an error message."""
     try:
         text = Path(path).read_text(errors="replace").strip().splitlines()
     except OSError:
-        return "(no log)"
-    return "\n".join(f"    {line[:300]}" for line in text[-lines:])
+        return "    (no log)"
+    return "\n".join(f"    {line[:300]}" for line in text[-lines:]) or "    (empty log)"
 
 
 def _start(spec: ComponentSpec, layout: Layout, env: state.EnvState) -> state.ComponentRecord:
@@ -51,7 +52,7 @@ def _wait_healthy(record: state.ComponentRecord, layout: Layout) -> None:
     if not ok:
         raise EnvironmentStateError(
             f"{record.name} did not become healthy: {detail}; last lines of {record.log}:\n"
-            f"{_tail(record.log)}")
+            f"{last_lines(record.log)}")
 
 
 def _wait_default_service_account(env: state.EnvState, layout: Layout) -> None:
