@@ -16,6 +16,7 @@ BENCHMARKS = [
     "cloudprov",
     "tracer",
     "driver",
+    "simulation",
 ]
 
 
