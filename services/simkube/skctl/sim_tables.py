@@ -32,6 +32,12 @@ def _age(created: str | None) -> str:
     return f"{max(seconds, 0)}s"
 
 
+def _clock(stamp: Any) -> str:
+    """``2026-11-23T07:01:57Z`` as ``07:01:57``: the date is in the details above the table,
+    and a narrow terminal would cut the full stamp."""
+    return str(stamp)[11:19] if stamp and len(str(stamp)) >= 19 else _cell(stamp)
+
+
 def _cell(value: Any) -> str:
     return "-" if value is None or value == "" else str(value)
 
@@ -81,7 +87,7 @@ def print_details(simulation: dict[str, Any]) -> None:
         for run in runs:
             table.add_row(_cell(run.get("run")), _state(str(run.get("state") or "")),
                           _cell(run.get("eventsApplied")), _cell(run.get("failures")),
-                          _cell(run.get("startTime")), _cell(run.get("endTime")),
+                          _clock(run.get("startTime")), _clock(run.get("endTime")),
                           str(run.get("message") or "")[:60])
         console.print(table)
 

@@ -44,7 +44,8 @@ def test_details_show_every_run(capsys: pytest.CaptureFixture[str],
     print_details(_simulation(
         "nightly", state="Finished", minutes_old=5, completedRuns=2, eventsApplied=19,
         eventsTotal=19, failures=0, resultsDir="/r/nightly",
-        runs=[{"run": 1, "state": "Finished", "eventsApplied": 19, "failures": 0},
+        runs=[{"run": 1, "state": "Finished", "eventsApplied": 19, "failures": 0,
+               "startTime": "2026-11-23T07:01:57Z", "endTime": "2026-11-23T07:03:56Z"},
               {"run": 2, "state": "Failed", "message": "sk-driver refused run 2"}]))
     out = capsys.readouterr().out
     assert "nightly  Finished" in out
@@ -53,3 +54,5 @@ def test_details_show_every_run(capsys: pytest.CaptureFixture[str],
     assert "19/19" in out
     assert "/r/nightly" in out
     assert "sk-driver refused run 2" in out
+    assert "07:01:57" in out
+    assert "07:03:56" in out
