@@ -27,7 +27,9 @@ _POD_FIELDS = (("seen", "pods seen", "count"), ("scheduled", "pods scheduled", "
                ("pending_p50_s", "time pending p50", "seconds"),
                ("pending_p90_s", "time pending p90", "seconds"),
                ("pending_p99_s", "time pending p99", "seconds"),
-               ("pending_max_s", "time pending max", "seconds"))
+               ("pending_max_s", "time pending max", "seconds"),
+               ("unscheduled_wait_p50_s", "never scheduled: waited p50", "seconds"),
+               ("unscheduled_wait_max_s", "never scheduled: waited max", "seconds"))
 _DRIVER_FIELDS = (("events_applied", "driver events applied", "count"),
                   ("events_total", "driver events total", "count"),
                   ("objects_failed", "driver failures", "count"),
@@ -112,9 +114,12 @@ def headlines(run: RunData) -> list[str]:
              f"cost {show('cost_usd', 'usd')} for {show('node_hours', 'hours')} of nodes",
              f"pods: {show('pods.seen', 'count')} seen, {show('pods.scheduled', 'count')} "
              f"scheduled, {show('pods.never_scheduled', 'count')} never scheduled",
-             f"time pending: p50 {show('pods.pending_p50_s', 'seconds')}, "
+             f"time pending of scheduled pods: p50 {show('pods.pending_p50_s', 'seconds')}, "
              f"p99 {show('pods.pending_p99_s', 'seconds')}, "
-             f"max {show('pods.pending_max_s', 'seconds')}",
+             f"max {show('pods.pending_max_s', 'seconds')}"
+             + (f"; never scheduled ones waited up to "
+                f"{show('pods.unscheduled_wait_max_s', 'seconds')}"
+                if values.get("pods.unscheduled_wait_max_s") is not None else ""),
              f"scale ups {_sum_groups(values, run.groups, 'scale_ups')}, "
              f"scale downs {_sum_groups(values, run.groups, 'scale_downs')}",
              f"driver: {show('driver.events_applied', 'count')}/"

@@ -83,6 +83,11 @@ class PodsSummary:
     pending_max_s: float | None
     peak_pending: int
     peak_running: int
+    # Pods that never got a node waited from creation until they ended or the run did: the
+    # percentiles above cover scheduled pods only, and would read "fast" when capacity ran
+    # out. None in summaries written before these fields existed, and when every pod ran.
+    unscheduled_wait_p50_s: float | None = None
+    unscheduled_wait_max_s: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

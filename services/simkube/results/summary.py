@@ -45,6 +45,7 @@ def driver_summary(driver: Mapping[str, Any] | None) -> DriverSummary:
 def pods_summary(pods: Sequence[PodRow], timeline: Sequence[TimelineRow]) -> PodsSummary:
     pending = [pod.pending_s for pod in pods if pod.pending_s is not None]
     scheduled = sum(1 for pod in pods if pod.scheduled_trace_s is not None)
+    waited = _unscheduled_waits(pods, run_end_s=timeline[-1].trace_s if timeline else None)
     return PodsSummary(
         seen=len(pods), scheduled=scheduled, never_scheduled=len(pods) - scheduled,
         succeeded=sum(1 for pod in pods if pod.phase == "Succeeded"),
@@ -54,7 +55,21 @@ def pods_summary(pods: Sequence[PodRow], timeline: Sequence[TimelineRow]) -> Pod
         pending_p99_s=_round(percentile(pending, p=99)),
         pending_max_s=max(pending, default=None),
         peak_pending=max((row.pods_pending for row in timeline), default=0),
-        peak_running=max((row.pods_running for row in timeline), default=0))
+        peak_running=max((row.pods_running for row in timeline), default=0),
+        unscheduled_wait_p50_s=_round(percentile(waited, p=50)),
+        unscheduled_wait_max_s=_round(max(waited, default=None)))
+
+
+def _unscheduled_waits(pods: Sequence[PodRow], *, run_end_s: float | None) -> list[float]:
+    """How long each never-scheduled pod waited: until it ended, else until the run did."""
+    waits = []
+    for pod in pods:
+        if pod.scheduled_trace_s is not None or pod.created_trace_s is None:
+            continue
+        end = pod.finished_trace_s if pod.finished_trace_s is not None else run_end_s
+        if end is not None:
+            waits.append(max(0.0, end - pod.created_trace_s))
+    return waits
 
 
 def groups_summary(timeline: Sequence[TimelineRow], scaling: Sequence[ScalingRow], *,

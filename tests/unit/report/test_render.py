@@ -103,3 +103,18 @@ def test_comparison_page(tmp_path: Path) -> None:
     difference = rendered.data["differences"][0]
     assert difference["key"] == "autoscaler_events"
     assert difference["relative"] is None  # infinite: JSON has no infinity
+
+
+def test_pods_that_never_ran_are_not_hidden_by_fast_percentiles(tmp_path: Path) -> None:
+    older = load(write_run(tmp_path, run=1))  # a summary from before the fields existed
+    assert metric_values(older)["pods.unscheduled_wait_max_s"] is None
+    assert not any("never scheduled ones" in line
+                   for line in make_report([older], output=tmp_path / "a").headlines)
+    starved = load(write_run(tmp_path, run=2, summary={"pods": {
+        "unscheduled_wait_p50_s": 30.0, "unscheduled_wait_max_s": 45.0}}))
+    rendered = make_report([starved], output=tmp_path / "b")
+    assert rendered.headlines[4] == ("time pending of scheduled pods: p50 1.5 s, p99 10.0 s, "
+                                     "max 10.0 s; never scheduled ones waited up to 45.0 s")
+    page = rendered.html.read_text()
+    assert "never scheduled: waited max" in page
+    assert "45.0 s" in page

@@ -69,6 +69,8 @@ def test_summary_of_a_known_timeline() -> None:
     assert (p.seen, p.scheduled, p.never_scheduled) == (5, 4, 1)
     assert (p.pending_p50_s, p.pending_p90_s, p.pending_p99_s, p.pending_max_s) == (
         2.5, 3.7, 3.97, 4.0)
+    # "never" was created at 0 and still waited when the run ended at trace 7200 s.
+    assert (p.unscheduled_wait_p50_s, p.unscheduled_wait_max_s) == (7200, 7200)
     assert summary.driver.events_applied == 3
     assert summary.driver.lag_p99_ms is None
 
