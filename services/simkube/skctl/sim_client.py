@@ -8,14 +8,13 @@ run against this cluster yet; 409 means the name is taken).
 
 from __future__ import annotations
 
-import datetime
 from pathlib import Path
 from typing import Any
 
 from simkube.core.errors import ConfigError, EnvironmentStateError
 from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
 from simkube.ctrl import names
-from simkube.ctrl.statuses import TERMINAL, State
+from simkube.ctrl.statuses import TERMINAL, State, now
 from simkube.env.paths import DEFAULT_ENV_NAME
 from simkube.env.status import load_state
 
@@ -85,8 +84,7 @@ async def set_paused(kube: KubeClient, name: str, *, paused: bool) -> dict[str, 
     if state_of(current) in TERMINAL:
         raise ConfigError(f"simulation {name!r} is {state_of(current)}; there is nothing to "
                           f"{'pause' if paused else 'resume'}")
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    body = {"spec": {"pausedTime": stamp if paused else None}}
+    body = {"spec": {"pausedTime": now() if paused else None}}
     try:
         return await kube.request("PATCH", names.simulation_path(name), body=body,
                                   content_type=MERGE_PATCH)
