@@ -14,7 +14,8 @@ from typing import Any
 from simkube.core.errors import ConfigError, EnvironmentStateError
 from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
 from simkube.ctrl import names
-from simkube.ctrl.statuses import TERMINAL, State, now
+from simkube.ctrl.decisions import state_of
+from simkube.ctrl.statuses import TERMINAL, now
 from simkube.env.paths import DEFAULT_ENV_NAME
 from simkube.env.status import load_state
 
@@ -74,10 +75,6 @@ async def list_all(kube: KubeClient) -> list[dict[str, Any]]:
                                            item["metadata"]["name"]))
 
 
-def state_of(simulation: dict[str, Any]) -> str:
-    return str((simulation.get("status") or {}).get("state") or "")
-
-
 async def set_paused(kube: KubeClient, name: str, *, paused: bool) -> dict[str, Any]:
     """Set or clear ``spec.pausedTime``; sk-ctrl pauses or resumes the run in sk-driver."""
     current = await get(kube, name)
@@ -105,7 +102,3 @@ async def delete(kube: KubeClient, name: str, *, wait: float) -> bool:
         return not await kube.exists(names.simulation_path(name))
 
     return wait <= 0 or await poll(gone, timeout=wait, interval=0.3)
-
-
-def is_active(simulation: dict[str, Any]) -> bool:
-    return state_of(simulation) in {State.INITIALIZING, State.RUNNING, State.PAUSED}

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import KubeClient
+from simkube.ctrl.decisions import state_of
 from simkube.ctrl.statuses import State
 from simkube.skctl import sim_client, sim_manifest, sim_progress, sim_tables
 from simkube.skctl.cluster_options import env_option, json_option, kubeconfig_option
@@ -104,9 +105,9 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
         click.echo(f"follow it with: skctl status {name}")
         return
     sim_tables.print_details(final)
-    if sim_client.state_of(final) != State.FINISHED:
+    if state_of(final) != State.FINISHED:
         raise SimulationFailedError(f"simulation {name!r} ended "
-                               f"{sim_client.state_of(final)}: "
+                               f"{state_of(final)}: "
                                f"{(final.get('status') or {}).get('message') or 'no message'}",
                                hint=f"kubectl describe sim {name} shows its Events")
     click.echo(f"report: skctl report {name}")

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import KubeClient
+from simkube.ctrl.decisions import state_of
 from simkube.ctrl.statuses import TERMINAL
 from simkube.skctl import sim_client
 
@@ -104,7 +105,7 @@ async def follow(kube: KubeClient, name: str, *, console: Console,
                             events=snap.events, lag=snap.lag, trace=snap.trace_progress(),
                             completed=snap.trace_time,
                             total=snap.trace_length or None)
-            if sim_client.state_of(simulation) in TERMINAL:
+            if state_of(simulation) in TERMINAL:
                 return simulation
             waited = time.monotonic() - started
             if not warned and not simulation.get("status") and waited > NO_CONTROLLER_AFTER:
