@@ -9,11 +9,11 @@ import pytest
 from simkube.skctl.sim_tables import print_details, print_listing
 
 pytestmark = pytest.mark.unit
-NOW = datetime.datetime.now(datetime.UTC)
 
 
 def _simulation(name: str, *, state: str, minutes_old: int, **status: object) -> dict[str, object]:
-    created = (NOW - datetime.timedelta(minutes=minutes_old)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # Now, not at import: a long test session would age the objects by its own length.
+    created = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=minutes_old)).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {"metadata": {"name": name, "creationTimestamp": created},
             "spec": {"trace": {"path": "/t/dsb.sktrace"}, "speed": 10, "repetitions": 2},
             "status": {"state": state, **status}}
