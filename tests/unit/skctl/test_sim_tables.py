@@ -13,7 +13,8 @@ pytestmark = pytest.mark.unit
 
 def _simulation(name: str, *, state: str, minutes_old: int, **status: object) -> dict[str, object]:
     # Now, not at import: a long test session would age the objects by its own length.
-    created = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=minutes_old)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    then = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=minutes_old)
+    created = then.strftime("%Y-%m-%dT%H:%M:%SZ")
     return {"metadata": {"name": name, "creationTimestamp": created},
             "spec": {"trace": {"path": "/t/dsb.sktrace"}, "speed": 10, "repetitions": 2},
             "status": {"state": state, **status}}
