@@ -17,6 +17,7 @@ import yaml
 
 from simkube.cloudprov.fields import DNS_LABEL, DNS_SUBDOMAIN, Section
 from simkube.cloudprov.options import Overrides, parse_overrides
+from simkube.cloudprov.provisioning import Provisioning, parse_provisioning
 from simkube.cloudprov.templates import NodeTemplate, from_node, from_shape
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import ConfigError
@@ -29,9 +30,12 @@ DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 # names past 58 characters, so a longer id would make pod and Node names disagree.
 MAX_GROUP_ID = 40
 MAX_GROUP_SIZE = 100_000
-TOP_KEYS = ("namespace", "infraNode", "gpu", "nodeGroups")
-GROUP_KEYS = ("id", "minSize", "maxSize", "pricePerHour", "node", "nodeFile", "shape", "options")
+TOP_KEYS = ("namespace", "infraNode", "gpu", "provisioning", "nodeGroups")
+GROUP_KEYS = ("id", "minSize", "maxSize", "pricePerHour", "node", "nodeFile", "shape", "options",
+              "provisioning")
 TEMPLATE_KEYS = ("node", "nodeFile", "shape")
+
+DEFAULT_PROVISIONING = Provisioning()
 
 ReadMapping = Callable[[str, str], dict[str, Any]]
 """Reads a sibling document (``nodeFile``) by reference; the second argument names it."""
@@ -45,6 +49,7 @@ class NodeGroupConfig:
     price_per_hour: float
     template: NodeTemplate
     overrides: Overrides
+    provisioning: Provisioning = DEFAULT_PROVISIONING
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,13 +109,17 @@ def parse(data: Mapping[str, Any], *, source: str, read: ReadMapping) -> CloudCo
     gpu_label = gpu.string("label", default=DEFAULT_GPU_LABEL)
     gpu_resource = gpu.string("resource", default=DEFAULT_GPU_RESOURCE)
     declared = [str(t) for t in gpu.items("types")]
+    provisioning = DEFAULT_PROVISIONING
+    if top.has("provisioning"):
+        provisioning = parse_provisioning(top.data["provisioning"], owner=source,
+                                          field="provisioning", defaults=provisioning)
     raw_groups = top.items("nodeGroups")
     if not raw_groups:
         raise top.error("nodeGroups", "must list at least one node group")
     groups: dict[str, NodeGroupConfig] = {}
     for index, raw in enumerate(raw_groups):
         group = _group(raw, index=index, source=source, read=read, gpu_label=gpu_label,
-                       gpu_resource=gpu_resource)
+                       gpu_resource=gpu_resource, provisioning=provisioning)
         if group.id in groups:
             raise ConfigError(f"{source}: nodeGroups[{index}]: id {group.id!r} is used twice")
         gpu_type = group.template.labels.get(gpu_label)
@@ -124,7 +133,7 @@ def parse(data: Mapping[str, Any], *, source: str, read: ReadMapping) -> CloudCo
 
 
 def _group(raw: Any, *, index: int, source: str, read: ReadMapping, gpu_label: str,
-           gpu_resource: str) -> NodeGroupConfig:
+           gpu_resource: str, provisioning: Provisioning) -> NodeGroupConfig:
     entry = Section(raw, owner=f"{source}: nodeGroups[{index}]")
     group_id = entry.string("id")
     if not DNS_LABEL.match(group_id) or len(group_id) > MAX_GROUP_ID:
@@ -151,6 +160,9 @@ def _group(raw: Any, *, index: int, source: str, read: ReadMapping, gpu_label: s
         template = from_node(read(ref, f"{owner}: nodeFile"), owner=owner,
                              field=f"nodeFile {ref}")
     overrides = parse_overrides(section.data.get("options") or {}, owner=owner)
+    if section.has("provisioning"):
+        provisioning = parse_provisioning(section.data["provisioning"], owner=owner,
+                                          field="provisioning", defaults=provisioning)
     return NodeGroupConfig(id=group_id, min_size=min_size, max_size=max_size,
                            price_per_hour=section.number("pricePerHour", default=0.0),
-                           template=template, overrides=overrides)
+                           template=template, overrides=overrides, provisioning=provisioning)

@@ -8,15 +8,19 @@ the cluster wait with ``wait_until`` until the index shows their change, which i
 IncreaseSize can promise that TargetSize reflects it when it returns.
 
 An *instance* is a placeholder pod or a Node of a group (they share a name); its phase is
-derived from both, as Cluster Autoscaler's instance states want it.
+derived from both, as Cluster Autoscaler's instance states want it. A pod remembers when it
+was created (when the watch first showed it, or its creationTimestamp when listed at start),
+which is when its provisioning delay starts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
@@ -29,6 +33,7 @@ class Phase(Enum):
     CREATING = "creating"
     RUNNING = "running"
     DELETING = "deleting"
+    FAILED = "failed"  # the cloud could not supply it (a stockout): creating, with an error
 
 
 class Kind(Enum):
@@ -42,6 +47,7 @@ class PodEntry:
     name: str
     terminating: bool
     marked: bool  # carries the lowest pod-deletion-cost: chosen for removal
+    created: float = 0.0  # Unix time the instance was requested
 
     @property
     def live(self) -> bool:
@@ -61,6 +67,7 @@ class GroupState:
     replicas: int | None = None  # None until the group's Deployment is seen
     pods: dict[str, PodEntry] = field(default_factory=dict)
     nodes: dict[str, NodeEntry] = field(default_factory=dict)
+    failed: set[str] = field(default_factory=set)  # instances the cloud could not supply
     # Every instance's phase, updated as pods and Nodes change, so answers and gauges need
     # no pass over thousands of instances; ``generation`` moves when any phase does (a
     # Node's heartbeat changes nothing here).
@@ -75,6 +82,8 @@ class GroupState:
             return None
         if pod is None or not pod.live or (node is not None and node.terminating):
             return Phase.DELETING
+        if node is None and name in self.failed:
+            return Phase.FAILED
         return Phase.RUNNING if node is not None and node.ready else Phase.CREATING
 
     def touch(self, name: str) -> None:
@@ -90,6 +99,10 @@ class GroupState:
             self.counts[new] += 1
             self.phases[name] = new
         self.generation += 1
+
+    def fail(self, name: str) -> None:
+        self.failed.add(name)
+        self.touch(name)
 
     def active(self) -> int:
         """Pods not on their way out: what the ReplicaSet controller counts against replicas."""
@@ -146,9 +159,15 @@ class ClusterIndex:
                     self._remove(kind, group, name)
 
     def observed(self, kind: Kind, event: str, obj: dict[str, Any]) -> None:
-        self._apply(kind, obj, deleted=event == "DELETED")
+        self._apply(kind, obj, deleted=event == "DELETED", fresh=event == "ADDED")
 
-    def _apply(self, kind: Kind, obj: dict[str, Any], *, deleted: bool) -> tuple[str, str] | None:
+    def fail(self, group: str, name: str) -> None:
+        """Mark an instance as one the cloud could not supply (see provisioning.py)."""
+        self.groups[group].fail(name)
+        self._notify(group, name)
+
+    def _apply(self, kind: Kind, obj: dict[str, Any], *, deleted: bool,
+               fresh: bool = False) -> tuple[str, str] | None:
         metadata = obj.get("metadata") or {}
         group = (metadata.get("labels") or {}).get(GROUP_LABEL)
         name = str(metadata.get("name") or "")
@@ -168,8 +187,13 @@ class ClusterIndex:
         elif kind is Kind.POD:
             cost = (metadata.get("annotations") or {}).get(DELETION_COST_ANNOTATION)
             phase = (obj.get("status") or {}).get("phase")
+            known = state.pods.get(name)
+            # A pod the watch shows as it is added is timed from now (the timestamp has
+            # whole seconds only); one listed at start, from its creationTimestamp.
+            created = (known.created if known else
+                       time.time() if fresh else _timestamp(metadata.get("creationTimestamp")))
             state.pods[name] = PodEntry(name=name, terminating=gone or phase in ENDED_PHASES,
-                                        marked=cost == LOWEST_DELETION_COST)
+                                        marked=cost == LOWEST_DELETION_COST, created=created)
             state.touch(name)
             self._owner[name] = group
         else:
@@ -197,6 +221,8 @@ class ClusterIndex:
             removed = (state.pods if kind is Kind.POD else state.nodes).pop(name, None)
             if removed is None:
                 return
+            if kind is Kind.POD:
+                state.failed.discard(name)
             if isinstance(removed, NodeEntry) and removed.pod_cidr:
                 self.cidrs.pop(removed.pod_cidr, None)
             state.touch(name)
@@ -209,6 +235,14 @@ class ClusterIndex:
         self._changed = asyncio.Event()
         for listener in self.listeners:
             listener(group, name)
+
+
+def _timestamp(value: Any) -> float:
+    """An RFC 3339 timestamp as Unix time; now if it is missing or malformed."""
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return time.time()
 
 
 def _names(kind: Kind, state: GroupState) -> list[str]:

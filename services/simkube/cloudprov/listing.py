@@ -13,11 +13,23 @@ from __future__ import annotations
 
 from simkube.cloudprov.index import GroupState, Phase
 from simkube.cloudprov.naming import provider_id
+from simkube.cloudprov.provisioning import OUT_OF_RESOURCES, STOCKOUT_CODE
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 
 STATES = {Phase.CREATING: pb.InstanceStatus.instanceCreating,
           Phase.RUNNING: pb.InstanceStatus.instanceRunning,
-          Phase.DELETING: pb.InstanceStatus.instanceDeleting}
+          Phase.DELETING: pb.InstanceStatus.instanceDeleting,
+          Phase.FAILED: pb.InstanceStatus.instanceCreating}
+
+
+def instance(name: str, phase: Phase) -> pb.Instance:
+    """One instance as CA reads it; a stockout is "creating" with an OutOfResources error."""
+    status = pb.InstanceStatus(instanceState=STATES[phase])
+    if phase is Phase.FAILED:
+        status.errorInfo.CopyFrom(pb.InstanceErrorInfo(
+            errorCode=STOCKOUT_CODE, instanceErrorClass=OUT_OF_RESOURCES,
+            errorMessage=f"no capacity left for {name} in its node group's zone"))
+    return pb.Instance(id=provider_id(name), status=status)
 
 
 class InstanceListing:
@@ -34,10 +46,8 @@ class InstanceListing:
             for name, phase in state.phases.items():
                 piece = self._pieces.get(name)
                 if piece is None or piece[0] is not phase:
-                    instance = pb.Instance(id=provider_id(name), status=pb.InstanceStatus(
-                        instanceState=STATES[phase]))
                     piece = (phase, pb.NodeGroupNodesResponse(
-                        instances=[instance]).SerializeToString())
+                        instances=[instance(name, phase)]).SerializeToString())
                 pieces[name] = piece
             self._pieces = pieces
             self._response = pb.NodeGroupNodesResponse.FromString(

@@ -24,8 +24,10 @@ from simkube.cloudprov.naming import (
     KWOK_VALUE,
     MANAGED_BY_LABEL,
     MANAGER,
+    NOT_READY_TAINT_KEY,
     OWNER_LABEL,
     PLACEHOLDER_ANNOTATION,
+    READY_AFTER_ANNOTATION,
     TaintEffect,
     WellKnownLabel,
     provider_id,
@@ -33,6 +35,7 @@ from simkube.cloudprov.naming import (
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 
 KWOK_TAINT = {"key": KWOK_ANNOTATION, "value": KWOK_VALUE, "effect": TaintEffect.NO_SCHEDULE}
+NOT_READY_TAINT = {"key": NOT_READY_TAINT_KEY, "effect": TaintEffect.NO_SCHEDULE}
 PLACEHOLDER_IMAGE = "registry.k8s.io/pause:3.10"  # never pulled: KWOK runs no containers
 # Large enough for every placeholder pod of every group; tiny cpu/memory so Cluster
 # Autoscaler's cluster-wide resource limits barely notice the node.
@@ -80,13 +83,21 @@ def placeholder_deployment(group: NodeGroupConfig, *, namespace: str, infra: str
 
 
 def fake_node(group: NodeGroupConfig, *, namespace: str, name: str,
-              pod_cidr: str | None) -> dict[str, Any]:
-    """The KWOK Node of the placeholder pod ``name`` (Node and pod share the name)."""
+              pod_cidr: str | None, registering: bool = False) -> dict[str, Any]:
+    """The KWOK Node of the placeholder pod ``name`` (Node and pod share the name).
+
+    A ``registering`` Node is created as a kubelet registers one: tainted not-ready, and
+    told (by annotation) how long KWOK's node-ready stage waits before making it Ready.
+    """
     template = group.template
-    spec: dict[str, Any] = {
-        "providerID": provider_id(name),
-        "taints": [*(t.manifest() for t in template.taints), KWOK_TAINT],
-    }
+    taints = [*(t.manifest() for t in template.taints), KWOK_TAINT]
+    annotations = {KWOK_ANNOTATION: KWOK_VALUE, PLACEHOLDER_ANNOTATION: f"{namespace}/{name}"}
+    if registering:
+        taints.append(NOT_READY_TAINT)
+        ready_after = round(group.provisioning.ready_after * 1000)
+        if ready_after:
+            annotations[READY_AFTER_ANNOTATION] = f"{ready_after}ms"
+    spec: dict[str, Any] = {"providerID": provider_id(name), "taints": taints}
     if pod_cidr:
         spec.update(podCIDR=pod_cidr, podCIDRs=[pod_cidr])
     return {
@@ -96,8 +107,7 @@ def fake_node(group: NodeGroupConfig, *, namespace: str, name: str,
             # The type label last: replayed pods select it, whatever production called "type".
             "labels": {**template.labels, WellKnownLabel.HOSTNAME: name, GROUP_LABEL: group.id,
                        OWNER_LABEL: namespace, NODE_TYPE_LABEL: NODE_TYPE_VALUE},
-            "annotations": {KWOK_ANNOTATION: KWOK_VALUE,
-                            PLACEHOLDER_ANNOTATION: f"{namespace}/{name}"},
+            "annotations": annotations,
         },
         "spec": spec,
         "status": {

@@ -24,6 +24,12 @@ KWOK_VALUE = "fake"
 
 PROVIDER_PREFIX = "simkube://"
 
+# How long KWOK's node-ready stage waits before a new Node turns Ready (a Go duration).
+READY_AFTER_ANNOTATION = "simkube.dev/ready-after"
+# A kubelet registers its Node with this taint; the node lifecycle controller removes it once
+# the Node is Ready, so no pod is bound to a node that is not up yet.
+NOT_READY_TAINT_KEY = "node.kubernetes.io/not-ready"
+
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 # The annotation is an int32; the ReplicaSet controller removes the lowest-cost pods first.
 LOWEST_DELETION_COST = str(-(2**31))

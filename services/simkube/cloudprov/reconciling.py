@@ -6,20 +6,23 @@ Deployment) dirty, and a pass looks at the dirty ones only, so a 5,000-node grou
 nothing while it is still. A full pass every ``resync`` seconds retries whatever failed.
 
 A pod that is live and has no Node gets one (named like the pod, with the next free pod
-CIDR); a Node whose pod is gone or terminating is deleted. A pod carrying the lowest
-pod-deletion-cost is on its way out (DeleteNodes or DecreaseTargetSize chose it), so it gets
-no Node, but its Node is left for the scaler to delete: if that scale-down fails and the
-mark is withdrawn, the Node must still be there.
+CIDR) once its group's provisioning delay has passed (provisioning.py: a timer marks it
+dirty again when it is due), unless the group's capacity is used up, in which case the
+instance fails as a stockout; a Node whose pod is gone or terminating is deleted. A pod
+carrying the lowest pod-deletion-cost is on its way out (DeleteNodes or DecreaseTargetSize
+chose it), so it gets no Node, but its Node is left for the scaler to delete: if that
+scale-down fails and the mark is withdrawn, the Node must still be there.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Coroutine
 from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
-from simkube.cloudprov.index import ClusterIndex
+from simkube.cloudprov.index import ClusterIndex, GroupState, PodEntry
 from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import OWNER_LABEL
@@ -49,6 +52,8 @@ class Reconciler:
         self._reserved: dict[str, str] = {}  # Node name -> pod CIDR, until the index has it
         self._reserved_cidrs: set[str] = set()
         self._cursor = 0
+        self._creating: set[tuple[str, str]] = set()  # Node creations in flight
+        self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}  # instances not yet due
         self._tasks: set[asyncio.Task[None]] = set()
         index.listeners.append(self.mark)
 
@@ -73,14 +78,21 @@ class Reconciler:
                     self.mark_all()
                 self._wake.clear()
                 dirty, self._dirty = self._dirty, set()
-                for count, (group, name) in enumerate(dirty, start=1):
+                # Oldest requests first: which instance a stockout fails must not be chance.
+                for count, (group, name) in enumerate(sorted(dirty, key=self._age), start=1):
                     self._check(group, name)
                     if count % YIELD_EVERY == 0:
                         await asyncio.sleep(0)  # a full pass over 10,000 must not stall RPCs
         finally:
+            for timer in self._timers.values():
+                timer.cancel()
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _age(self, key: tuple[str, str]) -> tuple[float, str, str]:
+        pod = self._index.groups[key[0]].pods.get(key[1])
+        return (pod.created if pod else 0.0, *key)
 
     def _check(self, group: str, name: str) -> None:
         state = self._index.groups[group]
@@ -94,10 +106,40 @@ class Reconciler:
         node = state.nodes.get(name)
         if node is not None:
             self._release(name)
+            self._creating.discard((group, name))  # counted in the index from now on
         if pod is not None and pod.live and node is None:
-            self._spawn(group, name, self._create_node(group, name))
+            self._provision(group, state, pod)
         elif node is not None and not node.terminating and (pod is None or pod.terminating):
             self._spawn(group, name, self._delete_node(name))
+
+    def _provision(self, group: str, state: GroupState, pod: PodEntry) -> None:
+        if pod.name in state.failed:
+            return  # a stockout stays failed until Cluster Autoscaler deletes the instance
+        spec = self._config.groups[group]
+        nodes = sum(1 for n in state.nodes.values() if not n.terminating)
+        nodes += sum(1 for g, _ in self._creating if g == group)
+        if nodes >= spec.min_size:  # below it, the group's baseline comes at once
+            wait = pod.created + spec.provisioning.delay_for(pod.name) - time.time()
+            if wait > 0:
+                self._wake_later(group, pod.name, wait)
+                return
+        if not spec.provisioning.allows(nodes):
+            log.info("node group out of capacity; the instance fails", group=group,
+                     instance=pod.name, capacity=spec.provisioning.capacity)
+            self._index.fail(group, pod.name)
+            return
+        self._creating.add((group, pod.name))
+        self._spawn(group, pod.name, self._create_node(group, pod.name))
+
+    def _wake_later(self, group: str, name: str, seconds: float) -> None:
+        key = (group, name)
+        if key in self._timers:
+            return
+
+        def due() -> None:
+            self._timers.pop(key, None)
+            self.mark(group, name)
+        self._timers[key] = asyncio.get_running_loop().call_later(seconds, due)
 
     def _spawn(self, group: str, name: str, work: Coroutine[Any, Any, None]) -> None:
         key = (group, name)
@@ -112,6 +154,7 @@ class Reconciler:
                 self._release(name)
                 await asyncio.sleep(self._retry)
                 self.mark(group, name)
+                self._creating.discard(key)
             finally:
                 self._busy.discard(key)
         task = asyncio.create_task(guarded())
@@ -137,7 +180,7 @@ class Reconciler:
     async def _create_node(self, group: str, name: str) -> None:
         cidr = self._reserved.get(name) or self._next_cidr(name)
         body = fake_node(self._config.groups[group], namespace=self._config.namespace,
-                         name=name, pod_cidr=cidr)
+                         name=name, pod_cidr=cidr, registering=True)
         try:
             await self._api.request("POST", "/api/v1/nodes", body=body)
         except KubeError as exc:
@@ -148,6 +191,7 @@ class Reconciler:
             if labels.get(OWNER_LABEL) != self._config.namespace:
                 log.warning("a Node named like the placeholder pod exists and is not ours; "
                             "the instance stays creating", group=group, node=name)
+                self._creating.discard((group, name))
             return
         log.debug("node created", group=group, node=name, pod_cidr=cidr)
 

@@ -4,6 +4,11 @@ Each group is one ``go build`` of its wrapper module (``-mod=readonly``, so the 
 go.sum is the only source of truth). ``-v`` makes Go name each package as it compiles it,
 which is what the progress display counts. Output goes to a staging directory that
 ``cache.install_entry`` moves into place only after the build succeeded.
+
+Cluster Autoscaler's wrapper has no go.sum: the proxy this project is developed against
+refuses its module, so nothing could be pinned. Its build copies the wrapper to the staging
+directory and lets Go resolve the module there (``-mod=mod``, checked against the checksum
+database as ``go env`` configures); a refusal names the other ways to get a CA binary.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ _PROXY_UNREACHABLE = ("dial tcp", "no such host", "connection refused", "i/o tim
 _PROXY_REFUSED = ("403 Forbidden", "404 Not Found", "410 Gone", "not available")
 
 ProgressCallback = Callable[[str], None]
+BRING_YOUR_OWN = (
+    "use a Cluster Autoscaler binary you have instead: 'skctl env up --autoscaler "
+    "--autoscaler-binary PATH', or set SIMKUBE_CLUSTER_AUTOSCALER=PATH (the official image's "
+    "/cluster-autoscaler, or 'go build -tags externalgrpc,kwok' in a checkout of "
+    "cluster-autoscaler-1.36.1); see docs/cloudprov.md")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,6 +71,10 @@ def go_binary() -> str:
 def classify_failure(group: BuildGroup, log_text: str, log_path: Path) -> BuildError:
     """Turn ``go build`` output into the error a user can act on."""
     module = next(iter(group.packages.values()))
+    if group.optional and any(marker in log_text for marker in _PROXY_REFUSED):
+        return BuildError(
+            f"the Go module proxy refuses {module} (needed for {group.name} {group.version}), "
+            f"so it cannot be built here; see {log_path}", hint=BRING_YOUR_OWN)
     if any(marker in log_text for marker in _PROXY_REFUSED):
         return BuildError(
             f"the Go module proxy refused a module needed for {group.name} {group.version} "
@@ -75,6 +89,10 @@ def classify_failure(group: BuildGroup, log_text: str, log_path: Path) -> BuildE
     if "missing go.sum entry" in log_text or "checksum mismatch" in log_text:
         return BuildError(f"the pinned go.sum for {group.name} does not match what the proxy "
                           f"serves; see {log_path}")
+    if group.optional:
+        return BuildError(
+            f"{group.name} {group.version} did not build ({module}); see {log_path}",
+            hint=BRING_YOUR_OWN)
     tail = "\n".join(log_text.strip().splitlines()[-5:])
     return BuildError(f"building {group.name} {group.version} failed; see {log_path}:\n{tail}")
 
@@ -89,7 +107,12 @@ def go_output_name(package: str) -> str:
 def _go_build(go: str, group: BuildGroup, staging: Path, log_path: Path,
               on_package: ProgressCallback) -> None:
     ldflags = " ".join(("-s", "-w", *group.ldflags))
-    command = [go, "build", "-v", "-trimpath", "-mod=readonly", f"-ldflags={ldflags}",
+    module_dir, mode = group.module_dir, "-mod=readonly"
+    if not (module_dir / "go.sum").is_file():  # unpinned (only optional groups get here)
+        module_dir = staging / "module"
+        shutil.copytree(group.module_dir, module_dir)
+        mode = "-mod=mod"
+    command = [go, "build", "-v", "-trimpath", mode, f"-ldflags={ldflags}",
                f"-o={staging}{os.sep}"]
     if group.tags:
         command.append(f"-tags={','.join(group.tags)}")
@@ -97,7 +120,7 @@ def _go_build(go: str, group: BuildGroup, staging: Path, log_path: Path,
     env = {**os.environ, "CGO_ENABLED": "0", "GOFLAGS": "", "GOWORK": "off"}
     with log_path.open("w") as log:
         log.write(" ".join(command) + "\n")
-        process = subprocess.Popen(command, cwd=group.module_dir, env=env, text=True,
+        process = subprocess.Popen(command, cwd=module_dir, env=env, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         for line in process.stdout or ():
             log.write(line)
@@ -105,6 +128,7 @@ def _go_build(go: str, group: BuildGroup, staging: Path, log_path: Path,
         code = process.wait()
     if code != 0:
         raise classify_failure(group, log_path.read_text(errors="replace"), log_path)
+    shutil.rmtree(staging / "module", ignore_errors=True)
     for binary, package in group.packages.items():
         built = staging / go_output_name(package)
         if built.name != binary.value:
@@ -117,7 +141,7 @@ def build_group(group: BuildGroup, *, force: bool = False,
     check = verify(group, deep=True)
     if check.state is EntryState.READY and not force:
         return BuildResult(group=group, seconds=0.0, cached=True, path=entry_dir(group))
-    if not (group.module_dir / "go.sum").is_file():
+    if not (group.module_dir / "go.sum").is_file() and not group.optional:
         raise BuildError(f"{group.name} has no pinned go.sum in {group.module_dir}; it cannot "
                          "be built from the Go module proxy here")
     go = go_binary()

@@ -43,6 +43,7 @@ class UpOptions:
     services: bool = False  # also sk-cloudprov, sk-driver and sk-ctrl
     node_groups: Path | None = None  # for the services; default: the shipped node-groups.yaml
     autoscaler: bool = False  # also cluster-autoscaler (implies services)
+    autoscaler_binary: Path | None = None  # else $SIMKUBE_CLUSTER_AUTOSCALER, else the cache
 
 
 def _allocate_ports(options: UpOptions) -> Ports:
@@ -74,7 +75,8 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
     already running, which is not an error."""
     directory = env_dir(options.name)
     # Before the lock, which creates the directory: a refusal leaves no trace.
-    ca_binary = autoscaler.require_binary() if options.autoscaler else None
+    ca_binary = (autoscaler.resolve(options.autoscaler_binary).path if options.autoscaler
+                 else None)
     with state.locked(directory, name=options.name):
         existing = state.load(directory)
         if existing is not None:

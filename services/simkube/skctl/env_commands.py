@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from simkube.env import autoscaler as ca
 from simkube.env import lifecycle
 from simkube.env.building import build_group
 from simkube.env.catalog import ALL_GROUPS, CORE_GROUPS
@@ -78,19 +79,32 @@ def build_command(autoscaler: bool, force: bool) -> None:
               help="sk-cloudprov's node groups for --services (default: two priced groups).")
 @click.option("--autoscaler", is_flag=True,
               help="Also run Cluster Autoscaler against sk-cloudprov (implies --services).")
+@click.option("--autoscaler-binary", type=click.Path(path_type=Path),
+              help=f"The cluster-autoscaler to run (default: ${ca.BINARY_ENV}, "
+                   "else the binary cache).")
 def up_command(  # noqa: PLR0917  # click passes every option as a parameter
         name: str, nodes: int, node_template: Path | None, scheduler_config: Path | None,
         apiserver_port: int | None, services: bool, node_groups: Path | None,
-        autoscaler: bool) -> None:
+        autoscaler: bool, autoscaler_binary: Path | None) -> None:
     """Start etcd, the control plane and kwok; wait until the cluster is usable."""
     if node_groups is not None and not (services or autoscaler):
         raise click.UsageError("--node-groups needs --services or --autoscaler")
+    if autoscaler_binary is not None and not autoscaler:
+        raise click.UsageError("--autoscaler-binary needs --autoscaler")
+    if autoscaler:
+        found = ca.resolve(autoscaler_binary)
+        console.print(f"cluster-autoscaler {found.version or '(version unknown)'}: {found.path} "
+                      f"(from {found.source})")
+        if found.warning:
+            console.print(f"[yellow]warning:[/] {found.warning}")
+        autoscaler_binary = found.path
     started = time.monotonic()
     with console.status(f"starting environment {name!r}"):
         env, created = lifecycle.up(lifecycle.UpOptions(
             name=name, nodes=nodes, node_template=node_template,
             scheduler_config=scheduler_config, apiserver_port=apiserver_port,
-            services=services or autoscaler, node_groups=node_groups, autoscaler=autoscaler))
+            services=services or autoscaler, node_groups=node_groups, autoscaler=autoscaler,
+            autoscaler_binary=autoscaler_binary))
     if not created:
         console.print(f"environment {name!r} is already up (API server {env.api_server})")
     else:

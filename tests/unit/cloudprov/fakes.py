@@ -28,6 +28,7 @@ MARKED = {DELETION_COST_ANNOTATION: LOWEST_DELETION_COST}  # a pod chosen for re
 GROUPS = f"""
 namespace: {NAMESPACE}
 gpu: {{label: example.com/gpu, types: [t4, a100]}}
+provisioning: {{delay: 0s, readyAfter: 0s}}  # instant; test_provisioning.py times it
 nodeGroups:
 - id: small
   minSize: 1

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
+from simkube.cloudprov.naming import READY_AFTER_ANNOTATION
 from simkube.driver.names import (
     LIFECYCLE_OWNER,
     POD_LIFETIME,
@@ -56,3 +57,8 @@ def test_startup_delay_is_read_from_the_pod() -> None:
     delay = _stages(ENV_STAGES)["pod-running"]["delay"]
     assert delay["durationFrom"]["jq"]["expression"] == _annotation(STARTUP_DELAY)
     assert delay["jitterDurationFrom"]["jq"]["expression"] == _annotation(STARTUP_DELAY_MAX)
+
+
+def test_node_readiness_waits_for_the_cloud_providers_annotation() -> None:
+    delay = _stages(ENV_STAGES)["node-ready"]["delay"]
+    assert delay["durationFrom"]["jq"]["expression"] == _annotation(READY_AFTER_ANNOTATION)

@@ -35,10 +35,17 @@ def test_unreachable_proxy_is_named() -> None:
 
 
 def test_refusing_proxy_names_the_module() -> None:
+    error = classify_failure(KUBERNETES, "reading https://proxy/...: 403 Forbidden", LOG)
+    assert "refused a module needed for kubernetes" in str(error)
+    assert "k8s.io/kubernetes/cmd/kube-apiserver" in str(error)
+
+
+def test_a_refused_autoscaler_names_the_other_ways_to_get_one() -> None:
     error = classify_failure(CLUSTER_AUTOSCALER, "reading https://proxy/...: 403 Forbidden",
                              LOG)
-    assert "refused a module needed for cluster-autoscaler" in str(error)
-    assert "k8s.io/autoscaler/cluster-autoscaler" in str(error)
+    assert "the Go module proxy refuses k8s.io/autoscaler/cluster-autoscaler" in str(error)
+    assert "--autoscaler-binary PATH" in str(error.hint)
+    assert "SIMKUBE_CLUSTER_AUTOSCALER" in str(error.hint)
 
 
 def test_other_failures_show_the_log_tail() -> None:

@@ -1,0 +1,85 @@
+"""How long a new instance takes to become a Node, and how many a group can get at all.
+
+Real clouds take a minute or more between an instance request and a registered node, and
+Cluster Autoscaler is built around that: while an instance is being created it counts as
+*upcoming*, and CA plans the pending pods onto it instead of asking again. Nodes that appear
+in zero time are, for a moment, neither upcoming nor usable, and CA over-provisions by
+timing (issue #11). So each group has provisioning settings:
+
+* ``delay``: placeholder pod created (IncreaseSize) → the Node object exists. Meanwhile the
+  instance is ``instanceCreating`` under its future provider id.
+* ``readyAfter``: Node created NotReady (tainted ``node.kubernetes.io/not-ready`` as a
+  kubelet registers it) → Ready, played by KWOK's ``node-ready`` stage from an annotation.
+* ``jitter``: up to this much more ``delay``, spread by the instance's name so a restart of
+  sk-cloudprov recomputes the same due time.
+* ``capacity``: the group (its zone) supplies at most this many nodes; instances beyond it
+  fail with CA's ``OutOfResources`` error class, and CA backs the group off.
+
+A group's first ``minSize`` instances are its baseline, present as in the cluster the trace
+came from, so they come at once; only instances beyond it (what an autoscaler asked for)
+wait. Durations are wall seconds here; the simulated-time issue (#12) scales them by the
+run's speed, and this dataclass is the one place that holds them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+from simkube.cloudprov.fields import Section
+from simkube.cloudprov.options import parse_duration
+
+KEYS = ("delay", "readyAfter", "jitter", "capacity")
+DEFAULT_DELAY = 60.0
+DEFAULT_READY_AFTER = 10.0
+OUT_OF_RESOURCES = 1  # CA's cloudprovider.OutOfResourcesErrorClass
+STOCKOUT_CODE = "InsufficientInstanceCapacity"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Provisioning:
+    delay: float = DEFAULT_DELAY
+    ready_after: float = DEFAULT_READY_AFTER
+    jitter: float = 0.0
+    capacity: int | None = None
+
+    def delay_for(self, name: str) -> float:
+        """``delay`` plus this instance's share of ``jitter`` (stable for a given name)."""
+        if not self.jitter:
+            return self.delay
+        digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
+        return self.delay + self.jitter * int.from_bytes(digest) / 2**64
+
+    def allows(self, nodes: int) -> bool:
+        """Whether one more Node fits when the group already has ``nodes``."""
+        return self.capacity is None or nodes < self.capacity
+
+    def describe(self) -> str:
+        capacity = "" if self.capacity is None else f", capacity {self.capacity}"
+        jitter = f" (+ up to {self.jitter:g}s)" if self.jitter else ""
+        return f"delay {self.delay:g}s{jitter}, ready after {self.ready_after:g}s{capacity}"
+
+
+def parse_provisioning(data: Any, *, owner: str, field: str,
+                       defaults: Provisioning) -> Provisioning:
+    """The ``provisioning`` mapping at ``field``; unset keys keep ``defaults``."""
+    section = Section(data, owner=owner, field=field)
+    section.check_keys(KEYS)
+    changes: dict[str, Any] = {}
+    for key, attribute in (("delay", "delay"), ("readyAfter", "ready_after"),
+                           ("jitter", "jitter")):
+        if section.has(key):
+            changes[attribute] = _seconds(section, key)
+    if section.has("capacity"):
+        changes["capacity"] = section.integer("capacity")
+    return replace(defaults, **changes)
+
+
+def _seconds(section: Section, key: str) -> float:
+    raw = section.get(key, (str, int, float), what="a duration like 60s or 2m")
+    duration = parse_duration(raw) if isinstance(raw, str) else timedelta(seconds=raw)
+    if duration is None or duration < timedelta(0):
+        raise section.error(key, f"{raw!r} is not a duration like 60s, 2m or 1m30s")
+    return duration.total_seconds()

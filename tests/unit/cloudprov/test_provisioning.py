@@ -1,0 +1,132 @@
+"""Provisioning settings, and the reconciler keeping to them: delay, baseline, stockouts."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from simkube.cloudprov.config import CloudConfig
+from simkube.cloudprov.index import ClusterIndex, Phase
+from simkube.cloudprov.listing import InstanceListing
+from simkube.cloudprov.provisioning import OUT_OF_RESOURCES, Provisioning
+from simkube.cloudprov.reconciling import Reconciler
+from simkube.core.errors import ConfigError
+from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
+from tests.unit.cloudprov.fakes import NAMESPACE, FakeCluster, make_config
+
+pytestmark = pytest.mark.unit
+
+TIMED = f"""
+namespace: {NAMESPACE}
+provisioning: {{delay: 400ms, readyAfter: 2s}}
+nodeGroups:
+- id: small
+  minSize: 1
+  maxSize: 5
+  shape: {{cpu: 2, memory: 8Gi, instanceType: s2, zone: z1}}
+- id: scarce
+  maxSize: 5
+  shape: {{cpu: 8, memory: 32Gi, instanceType: p3, zone: z2}}
+  provisioning: {{delay: 0s, capacity: 1}}
+"""
+
+
+def test_defaults_are_a_minute_to_create_and_ten_seconds_to_ready() -> None:
+    config = make_config(TIMED.replace("provisioning: {delay: 400ms, readyAfter: 2s}\n", ""))
+    assert config.groups["small"].provisioning == Provisioning(delay=60.0, ready_after=10.0)
+
+
+def test_groups_inherit_the_top_level_settings_and_override_single_keys() -> None:
+    config = make_config(TIMED)
+    assert config.groups["small"].provisioning == Provisioning(delay=0.4, ready_after=2.0)
+    assert config.groups["scarce"].provisioning == Provisioning(delay=0.0, ready_after=2.0,
+                                                                capacity=1)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("provisioning: {delay: soon}", "provisioning.delay: 'soon' is not a duration"),
+    ("provisioning: {readyAfter: -5}", "provisioning.readyAfter: -5 is not a duration"),
+    ("provisioning: {capacity: -1}", "provisioning.capacity: must be between 0"),
+    ("provisioning: {dealy: 1m}", "unknown field (did you mean 'delay'?)"),
+    ("provisioning: 60s", "provisioning: must be a mapping"),
+])
+def test_bad_settings_are_refused_with_the_field(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")
+                       .replace("?", r"\?")):
+        make_config(TIMED.replace("provisioning: {delay: 400ms, readyAfter: 2s}", text))
+
+
+def test_jitter_is_stable_per_instance_and_within_bounds() -> None:
+    settings = Provisioning(delay=60.0, jitter=30.0)
+    delays = [settings.delay_for(f"small-abc-{i}") for i in range(200)]
+    assert all(60.0 <= d <= 90.0 for d in delays)
+    assert len(set(delays)) > 150
+    assert delays == [settings.delay_for(f"small-abc-{i}") for i in range(200)]
+    assert Provisioning(delay=5.0).delay_for("x") == 5.0
+
+
+def test_capacity_counts_the_nodes_already_there() -> None:
+    assert Provisioning(capacity=2).allows(1)
+    assert not Provisioning(capacity=2).allows(2)
+    assert Provisioning().allows(10_000)
+
+
+@pytest.fixture
+async def timed() -> AsyncIterator[tuple[FakeCluster, CloudConfig]]:
+    config = make_config(TIMED)
+    cluster = FakeCluster(ClusterIndex(groups=config.groups))
+    for group in config.groups:
+        cluster.deployment(config, group, 0)
+    task = asyncio.create_task(Reconciler(api=cluster, index=cluster.index, config=config,
+                                          retry=0.05).run())
+    yield cluster, config
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_the_baseline_comes_at_once_and_more_waits_for_the_delay(
+        timed: tuple[FakeCluster, CloudConfig]) -> None:
+    cluster, _ = timed
+    state = cluster.index.groups["small"]
+    cluster.pod("small", "base")
+    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    started = time.monotonic()
+    cluster.pod("small", "extra")
+    assert state.phases["extra"] is Phase.CREATING
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=3)
+    assert time.monotonic() - started >= 0.35
+
+
+async def test_registering_nodes_are_not_ready_and_carry_their_ready_delay(
+        timed: tuple[FakeCluster, CloudConfig]) -> None:
+    cluster, _ = timed
+    cluster.pod("small", "base")
+    assert await cluster.index.wait_until(
+        lambda: "base" in cluster.index.groups["small"].nodes, timeout=1)
+    node = cluster.objects["/api/v1/nodes/base"]
+    assert node["metadata"]["annotations"]["simkube.dev/ready-after"] == "2000ms"
+    assert {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"} in \
+        node["spec"]["taints"]
+
+
+async def test_instances_beyond_capacity_fail_as_stockouts(
+        timed: tuple[FakeCluster, CloudConfig]) -> None:
+    cluster, _ = timed
+    state = cluster.index.groups["scarce"]
+    cluster.pod("scarce", "first")
+    cluster.pod("scarce", "second")
+    assert await cluster.index.wait_until(
+        lambda: state.phases.get("second") is Phase.FAILED and "first" in state.nodes,
+        timeout=2)
+    await asyncio.sleep(0.1)
+    assert set(state.nodes) == {"first"}
+    answer = InstanceListing().response(state)
+    failed = next(i for i in answer.instances if i.id == "simkube://second")
+    assert failed.status.instanceState == pb.InstanceStatus.instanceCreating
+    assert failed.status.errorInfo.instanceErrorClass == OUT_OF_RESOURCES
+    assert "second" in failed.status.errorInfo.errorMessage
+    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/second")
+    assert "second" not in state.failed
