@@ -148,20 +148,43 @@ def write_cloud_config(*, layout: Layout, cloudprov_address: str) -> Path:
     return path
 
 
-def autoscaler_spec(*, binary: Path, layout: Layout, port: int) -> ServiceSpec:
+WIRING = ("--cloud-provider", "--cloud-config", "--kubeconfig", "--address", "--leader-elect")
+DEFAULT_FLAGS = (
+    "--scan-interval=2s",
+    # Scale down soon after the load goes: minutes of trace time are seconds here.
+    "--scale-down-enabled=true", "--scale-down-delay-after-add=30s",
+    "--scale-down-delay-after-delete=0s", "--scale-down-delay-after-failure=10s",
+    "--scale-down-unneeded-time=30s", "--scale-down-unready-time=1m",
+    "--max-node-provision-time=2m", "--max-nodes-total=1000",
+    # Fake nodes have no local storage or system pods worth protecting.
+    "--skip-nodes-with-local-storage=false", "--skip-nodes-with-system-pods=false",
+    "--expander=least-waste", "--balance-similar-node-groups=false",
+    "--kube-client-qps=100", "--kube-client-burst=200", "--v=2")
+
+
+def merge_flags(extra: tuple[str, ...]) -> list[str]:
+    """The default tuning with ``extra`` (``--name=value`` each) replacing same-named flags."""
+    chosen: dict[str, str] = {}
+    for flag in (*DEFAULT_FLAGS, *extra):
+        name, equals, _ = flag.partition("=")
+        if not name.startswith("--") or not equals or len(name) < 3:
+            raise EnvironmentStateError(
+                f"--autoscaler-flag {flag!r} is not of the form --name=value",
+                hint="for example --autoscaler-flag=--expander=price")
+        if name in WIRING:
+            raise EnvironmentStateError(
+                f"--autoscaler-flag {flag!r}: {name} wires CA to this environment and is set "
+                "by skctl")
+        chosen[name] = flag
+    return list(chosen.values())
+
+
+def autoscaler_spec(*, binary: Path, layout: Layout, port: int,
+                    extra: tuple[str, ...] = ()) -> ServiceSpec:
     """CA's command line; healthy when ``/health-check`` on its ``--address`` answers 200."""
     return ServiceSpec(name=NAME, port=port,
                        health_url=f"http://{LOOPBACK}:{port}/health-check", argv=[
         str(binary), "--cloud-provider=externalgrpc",
         f"--cloud-config={cloud_config_path(layout)}",
         f"--kubeconfig={layout.admin_kubeconfig}", f"--address={LOOPBACK}:{port}",
-        "--leader-elect=false", "--scan-interval=2s",
-        # Scale down soon after the load goes: minutes of trace time are seconds here.
-        "--scale-down-enabled=true", "--scale-down-delay-after-add=30s",
-        "--scale-down-delay-after-delete=0s", "--scale-down-delay-after-failure=10s",
-        "--scale-down-unneeded-time=30s", "--scale-down-unready-time=1m",
-        "--max-node-provision-time=2m", "--max-nodes-total=1000",
-        # Fake nodes have no local storage or system pods worth protecting.
-        "--skip-nodes-with-local-storage=false", "--skip-nodes-with-system-pods=false",
-        "--expander=least-waste", "--balance-similar-node-groups=false",
-        "--kube-client-qps=100", "--kube-client-burst=200", "--v=2"])
+        "--leader-elect=false", *merge_flags(extra)])

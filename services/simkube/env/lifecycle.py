@@ -44,6 +44,7 @@ class UpOptions:
     node_groups: Path | None = None  # for the services; default: the shipped node-groups.yaml
     autoscaler: bool = False  # also cluster-autoscaler (implies services)
     autoscaler_binary: Path | None = None  # else $SIMKUBE_CLUSTER_AUTOSCALER, else the cache
+    autoscaler_flags: tuple[str, ...] = ()  # --name=value, replacing the default tuning
 
 
 def _allocate_ports(options: UpOptions) -> Ports:
@@ -77,6 +78,7 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
     # Before the lock, which creates the directory: a refusal leaves no trace.
     ca_binary = (autoscaler.resolve(options.autoscaler_binary).path if options.autoscaler
                  else None)
+    autoscaler.merge_flags(options.autoscaler_flags)  # refuse a bad flag before anything
     with state.locked(directory, name=options.name):
         existing = state.load(directory)
         if existing is not None:
@@ -102,7 +104,8 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
                            node_template=options.node_template)
             if node_groups is not None:
                 service_startup.launch_services(env, layout, node_groups=node_groups,
-                                                autoscaler_binary=ca_binary)
+                                                autoscaler_binary=ca_binary,
+                                                autoscaler_flags=options.autoscaler_flags)
         except (SimkubeError, OSError, KeyboardInterrupt) as exc:
             if env is not None:
                 _teardown(env, keep_logs=True)

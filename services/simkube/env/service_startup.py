@@ -54,7 +54,8 @@ def _wait_serving(record: state.ComponentRecord) -> None:
 
 
 def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
-                    autoscaler_binary: Path | None) -> None:
+                    autoscaler_binary: Path | None,
+                    autoscaler_flags: tuple[str, ...] = ()) -> None:
     """Start sk-cloudprov, sk-driver and sk-ctrl (and CA when given its binary)."""
     taken = set(env.ports.values())
     free = ports.allocate(PORT_COUNT + 1, exclude=taken)
@@ -73,7 +74,7 @@ def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
         autoscaler.write_cloud_config(layout=layout,
                                       cloudprov_address=address(allocated.cloudprov))
         spec = autoscaler.autoscaler_spec(binary=autoscaler_binary, layout=layout,
-                                          port=free[PORT_COUNT])
+                                          port=free[PORT_COUNT], extra=autoscaler_flags)
         _wait_serving(_start(spec, layout, env))
         env.addresses["autoscaler"] = address(free[PORT_COUNT])
         state.save(env)

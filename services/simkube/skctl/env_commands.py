@@ -18,7 +18,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 from rich.table import Table
 
 from simkube.env import autoscaler as ca
-from simkube.env import lifecycle
+from simkube.env import lifecycle, restarting
 from simkube.env.building import build_group
 from simkube.env.catalog import ALL_GROUPS, CORE_GROUPS
 from simkube.env.paths import DEFAULT_ENV_NAME, validate_env_name
@@ -82,15 +82,19 @@ def build_command(autoscaler: bool, force: bool) -> None:
 @click.option("--autoscaler-binary", type=click.Path(path_type=Path),
               help=f"The cluster-autoscaler to run (default: ${ca.BINARY_ENV}, "
                    "else the binary cache).")
+@click.option("--autoscaler-flag", "autoscaler_flags", multiple=True, metavar="--NAME=VALUE",
+              help="A Cluster Autoscaler flag replacing the environment's tuning "
+                   "(repeatable), e.g. --autoscaler-flag=--expander=price.")
 def up_command(  # noqa: PLR0917  # click passes every option as a parameter
         name: str, nodes: int, node_template: Path | None, scheduler_config: Path | None,
         apiserver_port: int | None, services: bool, node_groups: Path | None,
-        autoscaler: bool, autoscaler_binary: Path | None) -> None:
+        autoscaler: bool, autoscaler_binary: Path | None,
+        autoscaler_flags: tuple[str, ...]) -> None:
     """Start etcd, the control plane and kwok; wait until the cluster is usable."""
     if node_groups is not None and not (services or autoscaler):
         raise click.UsageError("--node-groups needs --services or --autoscaler")
-    if autoscaler_binary is not None and not autoscaler:
-        raise click.UsageError("--autoscaler-binary needs --autoscaler")
+    if (autoscaler_binary is not None or autoscaler_flags) and not autoscaler:
+        raise click.UsageError("--autoscaler-binary and --autoscaler-flag need --autoscaler")
     if autoscaler:
         found = ca.resolve(autoscaler_binary)
         console.print(f"cluster-autoscaler {found.version or '(version unknown)'}: {found.path} "
@@ -104,7 +108,7 @@ def up_command(  # noqa: PLR0917  # click passes every option as a parameter
             name=name, nodes=nodes, node_template=node_template,
             scheduler_config=scheduler_config, apiserver_port=apiserver_port,
             services=services or autoscaler, node_groups=node_groups, autoscaler=autoscaler,
-            autoscaler_binary=autoscaler_binary))
+            autoscaler_binary=autoscaler_binary, autoscaler_flags=autoscaler_flags))
     if not created:
         console.print(f"environment {name!r} is already up (API server {env.api_server})")
     else:
@@ -123,6 +127,19 @@ def down_command(name: str) -> None:
     env = lifecycle.down(name)
     console.print(f"[green]✓[/] environment {name!r} stopped "
                   f"({len(env.components)} processes)")
+
+
+@env_group.command("restart")
+@name_option
+@click.argument("component")
+@click.option("--kill", is_flag=True, help="SIGKILL it (a crash) instead of a graceful stop.")
+def restart_command(name: str, component: str, kill: bool) -> None:
+    """Stop one component (e.g. sk-cloudprov, cluster-autoscaler) and start it again."""
+    started = time.monotonic()
+    with console.status(f"restarting {component} in {name!r}"):
+        record = restarting.restart(name, component, kill=kill)
+    console.print(f"[green]✓[/] {component} {'killed and ' if kill else ''}restarted in "
+                  f"{time.monotonic() - started:.1f}s (pid {record.pid}); log: {record.log}")
 
 
 @env_group.command("status")

@@ -1,0 +1,93 @@
+"""Which group CA grows, and what it does when a group cannot grow: expanders, stockouts, max.
+
+Pods select ``simkube.dev/pool: shared``, a label every group here carries, so CA must choose.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from kubernetes_asyncio import client
+
+from tests.autoscaler.conftest import Sampler, connect, group, workload
+from tests.support.kube import eventually, pods_of
+
+pytestmark = pytest.mark.autoscaler
+SHARED = {"simkube.dev/pool": "shared"}
+
+
+async def phases(api: client.ApiClient, app: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for pod in await pods_of(api, "default", app):
+        counts[pod.status.phase] = counts.get(pod.status.phase, 0) + 1
+    return counts
+
+
+async def all_running(api: client.ApiClient, app: str, wanted: int) -> bool:
+    return (await phases(api, app)).get("Running") == wanted
+
+
+async def run_until_running(api: client.ApiClient, app: str, pods: int) -> None:
+    await client.AppsV1Api(api).create_namespaced_deployment(
+        "default", workload(app, replicas=pods, selector=SHARED))
+    await eventually(lambda: all_running(api, app, pods), timeout=240,
+                     what=f"{pods} pods of {app} Running")
+
+
+async def test_the_price_expander_picks_the_cheaper_group(make_env: Any) -> None:
+    env = make_env([group("cheap", cpu=4, price=0.10, **SHARED),
+                    group("dear", cpu=4, price=0.40, **SHARED)],
+                   "--autoscaler-flag=--expander=price")
+    async with await connect(env) as api:
+        sampler = Sampler(api)
+        await run_until_running(api, "priced", 4)
+        assert await sampler.counts() == {"cheap": 1}
+
+
+async def test_the_least_waste_expander_picks_the_tighter_group(make_env: Any) -> None:
+    # The tight group is the dearer one, so a price-driven choice would pick the other.
+    env = make_env([group("tight", cpu=4, price=0.40, **SHARED),
+                    group("loose", cpu=16, price=0.20, **SHARED)],
+                   "--autoscaler-flag=--expander=least-waste")
+    async with await connect(env) as api:
+        sampler = Sampler(api)
+        await run_until_running(api, "snug", 4)
+        assert await sampler.counts() == {"tight": 1}
+
+
+async def test_a_stockout_backs_the_group_off_and_ca_falls_back(make_env: Any) -> None:
+    env = make_env([group("scarce", cpu=4, price=0.10, provisioning={"capacity": 1}, **SHARED),
+                    group("plenty", cpu=4, price=0.40, **SHARED)],
+                   "--autoscaler-flag=--expander=price")
+    async with await connect(env) as api:
+        env.mark()
+        await run_until_running(api, "stocked", 8)
+        sampler = Sampler(api)
+        assert await sampler.counts() == {"scarce": 1, "plenty": 1}
+        plans = env.plans()
+        assert "scarce 0->2" in plans[0], plans
+        assert any("plenty" in plan for plan in plans[1:]), plans
+        log = env.log_since_mark("cluster-autoscaler")
+        assert "InsufficientInstanceCapacity" in log or "OutOfResource" in log
+        # The failed instance was deleted by CA, not left behind.
+        deployment = await client.AppsV1Api(api).read_namespaced_deployment(
+            "scarce", "sk-cloudprov")
+        assert deployment.spec.replicas == 1
+
+
+async def test_max_size_leaves_pods_pending_without_an_error_loop(make_env: Any) -> None:
+    env = make_env([group("capped", cpu=4, price=0.10, max_size=2, **SHARED)])
+    async with await connect(env) as api:
+        env.mark()
+        await client.AppsV1Api(api).create_namespaced_deployment(
+            "default", workload("overflow", replicas=12, selector=SHARED))
+        await eventually(lambda: all_running(api, "overflow", 8), timeout=180,
+                         what="8 of 12 pods Running on the two nodes max allows")
+        await asyncio.sleep(20)  # ten more CA loops
+        assert await phases(api, "overflow") == {"Running": 8, "Pending": 4}
+        assert await Sampler(api).counts() == {"capped": 2}
+        cloudprov = env.log_since_mark("sk-cloudprov")
+        assert "OUT_OF_RANGE" not in cloudprov, "CA asked past maxSize"
+        assert len(env.plans()) == 1, env.plans()
