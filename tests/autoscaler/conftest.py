@@ -45,11 +45,10 @@ def ca_binary() -> Path:
 
 def group(group_id: str, *, cpu: int, price: float, min_size: int = 0, max_size: int = 10,
           provisioning: dict[str, Any] | None = None, **labels: str) -> dict[str, Any]:
-    """A node group entry of sk-cloudprov's config, with a short unneeded time."""
+    """A node group entry of sk-cloudprov's config; CA's flags set its options."""
     return {"id": group_id, "minSize": min_size, "maxSize": max_size, "pricePerHour": price,
             "shape": {"cpu": cpu, "memory": f"{cpu * 4}Gi", "instanceType": f"sim.{group_id}",
                       "zone": "sim-a", "labels": labels},
-            "options": {"scaleDownUnneededDuration": "10s"},
             "provisioning": {**FAST_PROVISIONING, **(provisioning or {})}}
 
 

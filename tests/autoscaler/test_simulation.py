@@ -22,7 +22,6 @@ TRACE = Path(__file__).parents[1] / "data" / "simkube" / "dsb-scaling.sktrace"
 def test_dsb_scaling_at_speed_ten_rises_and_falls(make_env: Any, tmp_path: Path) -> None:
     groups = yaml.safe_load(DEFAULT_NODE_GROUPS.read_text())["nodeGroups"]
     for entry in groups:
-        entry["options"] = {"scaleDownUnneededDuration": "10s"}
         entry["provisioning"] = {"delay": "6s", "readyAfter": "1s"}  # 60 s and 10 s at 10x
     env = make_env(groups, *FAST_SCALE_DOWN)
     skctl("run", "--env", env.name, "--name", "dsb", "--trace", str(TRACE), "--speed", "10",

@@ -92,6 +92,12 @@ class CloudProvider:
                 log.warning("group size is outside the configured bounds; Cluster Autoscaler "
                             "will bring it back", group=group, replicas=state.replicas,
                             min_size=spec.min_size, max_size=spec.max_size)
+            if spec.overrides.values and spec.provisioning.ready_after > 0:
+                log.warning("this group overrides CA's options: CA's externalgrpc client then "
+                            "reads its max node startup time as 0, counts a registered Node "
+                            "that is not Ready yet as unready instead of upcoming, and may scale "
+                            "up again during readyAfter (docs/cloudprov.md)", group=group,
+                            ready_after=spec.provisioning.ready_after)
         self._scaler = scaler = Scaler(api=self.api, index=index, config=config)
         await scaler.recover()
         servicer = CloudProviderServicer(config=config, index=index, scaler=scaler)

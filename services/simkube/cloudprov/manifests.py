@@ -13,6 +13,7 @@ ReplicaSets by size instead of by pod-deletion-cost.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from simkube.cloudprov.config import NodeGroupConfig
@@ -83,24 +84,25 @@ def placeholder_deployment(group: NodeGroupConfig, *, namespace: str, infra: str
 
 
 def fake_node(group: NodeGroupConfig, *, namespace: str, name: str,
-              pod_cidr: str | None, registering: bool = False) -> dict[str, Any]:
+              pod_cidr: str | None, ready_after: float | None = None) -> dict[str, Any]:
     """The KWOK Node of the placeholder pod ``name`` (Node and pod share the name).
 
-    A ``registering`` Node is created as a kubelet registers one: tainted not-ready, and
-    told (by annotation) how long KWOK's node-ready stage waits before making it Ready.
+    With ``ready_after`` (seconds) the Node is created as a kubelet registers one: tainted
+    not-ready with a Ready=False condition (without the condition the node lifecycle
+    controller would lift the taint at once), and told by annotation how long KWOK's
+    node-ready stage waits before making it Ready. Without, it is the template CA gets.
     """
     template = group.template
     taints = [*(t.manifest() for t in template.taints), KWOK_TAINT]
     annotations = {KWOK_ANNOTATION: KWOK_VALUE, PLACEHOLDER_ANNOTATION: f"{namespace}/{name}"}
-    if registering:
+    if ready_after is not None:
         taints.append(NOT_READY_TAINT)
-        ready_after = round(group.provisioning.ready_after * 1000)
-        if ready_after:
-            annotations[READY_AFTER_ANNOTATION] = f"{ready_after}ms"
+        if round(ready_after * 1000):
+            annotations[READY_AFTER_ANNOTATION] = f"{round(ready_after * 1000)}ms"
     spec: dict[str, Any] = {"providerID": provider_id(name), "taints": taints}
     if pod_cidr:
         spec.update(podCIDR=pod_cidr, podCIDRs=[pod_cidr])
-    return {
+    node: dict[str, Any] = {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {
             "name": name,
@@ -118,6 +120,13 @@ def fake_node(group: NodeGroupConfig, *, namespace: str, name: str,
                          "architecture": template.labels[WellKnownLabel.ARCH]},
         },
     }
+    if ready_after is not None:
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        node["status"]["conditions"] = [{
+            "type": "Ready", "status": "False", "reason": "KubeletNotReady",
+            "message": "the instance is starting (simulated provisioning)",
+            "lastHeartbeatTime": now, "lastTransitionTime": now}]
+    return node
 
 
 def template_node(group: NodeGroupConfig, *, namespace: str) -> dict[str, Any]:

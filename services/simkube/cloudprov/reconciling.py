@@ -118,7 +118,8 @@ class Reconciler:
         spec = self._config.groups[group]
         nodes = sum(1 for n in state.nodes.values() if not n.terminating)
         nodes += sum(1 for g, _ in self._creating if g == group)
-        if nodes >= spec.min_size:  # below it, the group's baseline comes at once
+        baseline = nodes < spec.min_size  # the group's minimum is there from the start
+        if not baseline:
             wait = pod.created + spec.provisioning.delay_for(pod.name) - time.time()
             if wait > 0:
                 self._wake_later(group, pod.name, wait)
@@ -129,7 +130,8 @@ class Reconciler:
             self._index.fail(group, pod.name)
             return
         self._creating.add((group, pod.name))
-        self._spawn(group, pod.name, self._create_node(group, pod.name))
+        ready_after = 0.0 if baseline else spec.provisioning.ready_after
+        self._spawn(group, pod.name, self._create_node(group, pod.name, ready_after))
 
     def _wake_later(self, group: str, name: str, seconds: float) -> None:
         key = (group, name)
@@ -177,10 +179,10 @@ class Reconciler:
         if cidr:
             self._reserved_cidrs.discard(cidr)
 
-    async def _create_node(self, group: str, name: str) -> None:
+    async def _create_node(self, group: str, name: str, ready_after: float) -> None:
         cidr = self._reserved.get(name) or self._next_cidr(name)
         body = fake_node(self._config.groups[group], namespace=self._config.namespace,
-                         name=name, pod_cidr=cidr, registering=True)
+                         name=name, pod_cidr=cidr, ready_after=ready_after)
         try:
             await self._api.request("POST", "/api/v1/nodes", body=body)
         except KubeError as exc:

@@ -206,5 +206,12 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
     async def NodeGroupGetOptions(self, request: pb.NodeGroupAutoscalingOptionsRequest,
                                   context: Context) -> pb.NodeGroupAutoscalingOptionsResponse:
         group = self._group(request.id)
+        if not group.overrides.values:
+            # CA's externalgrpc client (1.36.1 and master as of 2026-11) turns an answer into
+            # options whose MaxNodeStartupTime is 0, which the proto cannot carry: a
+            # registered Node that is not Ready yet then counts as unready instead of
+            # upcoming, and CA scales up again. UNIMPLEMENTED keeps all of CA's defaults.
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED,
+                                f"node group {group.id!r} overrides no options; CA's own apply")
         return pb.NodeGroupAutoscalingOptionsResponse(
             nodeGroupAutoscalingOptions=group.overrides.apply(request.defaults))

@@ -100,16 +100,22 @@ async def test_the_baseline_comes_at_once_and_more_waits_for_the_delay(
     assert time.monotonic() - started >= 0.35
 
 
-async def test_registering_nodes_are_not_ready_and_carry_their_ready_delay(
+async def test_nodes_register_not_ready_and_only_new_ones_wait_to_be_ready(
         timed: tuple[FakeCluster, CloudConfig]) -> None:
     cluster, _ = timed
+    nodes = cluster.index.groups["small"].nodes
     cluster.pod("small", "base")
-    assert await cluster.index.wait_until(
-        lambda: "base" in cluster.index.groups["small"].nodes, timeout=1)
-    node = cluster.objects["/api/v1/nodes/base"]
-    assert node["metadata"]["annotations"]["simkube.dev/ready-after"] == "2000ms"
-    assert {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"} in \
-        node["spec"]["taints"]
+    assert await cluster.index.wait_until(lambda: "base" in nodes, timeout=1)
+    cluster.pod("small", "extra")
+    assert await cluster.index.wait_until(lambda: "extra" in nodes, timeout=3)
+    base, extra = (cluster.objects[f"/api/v1/nodes/{n}"] for n in ("base", "extra"))
+    for node in (base, extra):
+        assert {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"} in \
+            node["spec"]["taints"]
+        ready = node["status"]["conditions"][0]
+        assert (ready["type"], ready["status"]) == ("Ready", "False")
+    assert "simkube.dev/ready-after" not in base["metadata"]["annotations"]
+    assert extra["metadata"]["annotations"]["simkube.dev/ready-after"] == "2000ms"
 
 
 async def test_instances_beyond_capacity_fail_as_stockouts(

@@ -190,9 +190,15 @@ async def test_options_echo_defaults_with_the_groups_overrides(rpc: Harness) -> 
     assert options.scaleDownUtilizationThreshold == pytest.approx(0.3)
     assert options.scaleDownUnreadyDuration.seconds == 1200
     assert options.MaxNodeProvisionDuration.seconds == 900
-    reply = await rpc.stub.NodeGroupGetOptions(
-        pb.NodeGroupAutoscalingOptionsRequest(id="gpu", defaults=defaults))
-    assert reply.nodeGroupAutoscalingOptions == defaults
+
+
+
+async def test_groups_without_overrides_leave_every_option_to_ca(rpc: Harness) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await rpc.stub.NodeGroupGetOptions(pb.NodeGroupAutoscalingOptionsRequest(
+            id="gpu", defaults=pb.NodeGroupAutoscalingOptions()))
+    assert caught.value.code() is grpc.StatusCode.UNIMPLEMENTED
+    assert "'gpu' overrides no options" in str(caught.value.details())
 
 
 async def test_pricing_gpu_refresh_and_cleanup(rpc: Harness) -> None:
