@@ -17,6 +17,7 @@ BENCHMARKS = [
     "tracer",
     "driver",
     "simulation",
+    "autoscaler",
 ]
 
 

@@ -31,7 +31,8 @@ PLAN = re.compile(r"Final scale-up plan: (.*)")
 # Fast enough for a test, slow enough that instances are really "being created" for a while.
 FAST_PROVISIONING = {"delay": "5s", "readyAfter": "2s"}
 FAST_SCALE_DOWN = ("--autoscaler-flag=--scale-down-delay-after-add=10s",
-                   "--autoscaler-flag=--scale-down-unneeded-time=10s")
+                   "--autoscaler-flag=--scale-down-unneeded-time=10s",
+                   "--autoscaler-flag=--unremovable-node-recheck-timeout=5s")
 
 
 @pytest.fixture(scope="session")

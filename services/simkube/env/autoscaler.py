@@ -154,7 +154,9 @@ DEFAULT_FLAGS = (
     # Scale down soon after the load goes: minutes of trace time are seconds here.
     "--scale-down-enabled=true", "--scale-down-delay-after-add=30s",
     "--scale-down-delay-after-delete=0s", "--scale-down-delay-after-failure=10s",
-    "--scale-down-unneeded-time=30s", "--scale-down-unready-time=1m",
+    "--scale-down-unneeded-time=30s",
+    # A node that once held pods CA could not move is not looked at again for this long.
+    "--unremovable-node-recheck-timeout=30s", "--scale-down-unready-time=1m",
     "--max-node-provision-time=2m", "--max-nodes-total=1000",
     # Fake nodes have no local storage or system pods worth protecting.
     "--skip-nodes-with-local-storage=false", "--skip-nodes-with-system-pods=false",

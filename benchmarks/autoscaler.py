@@ -1,0 +1,193 @@
+"""The real Cluster Autoscaler at scale: 1,000 nodes in 5 groups, 10,000 pods, a 500-pod burst.
+
+Runs only when a CA binary can be found (``$SIMKUBE_CLUSTER_AUTOSCALER`` or the binary
+cache); otherwise it prints one line saying so. One environment (``skctl env up
+--autoscaler``) holds five groups of 200 eight-CPU nodes (their baseline, created at once)
+and a sixth, ``burst``, that starts empty. Figures:
+
+* ``autoscaler.pods_running_seconds``: a Deployment of 10,000 pods (10m CPU each) until all
+  are Running on the 1,000 nodes, with CA scanning every 2 s meanwhile.
+* ``autoscaler.main_loop_seconds``: CA's own histogram of its main loop
+  (``cluster_autoscaler_function_duration_seconds{function="main"}``) over that window:
+  p50/p90/p99 estimated from the buckets, and the count of loops.
+* ``autoscaler.cloudprov_rpc_ms``: sk-cloudprov's own latency histogram for the calls CA made
+  in that window (NodeGroupForNode, NodeGroupNodes, Refresh): p99 by bucket, at 1,000 nodes.
+  The same lookups at 5,000 nodes with a synthetic client are ``benchmarks/cloudprov.py``.
+* ``autoscaler.burst_running_seconds``: 500 one-CPU pods that fit only on ``burst`` until all
+  are Running, and how much of it is provisioning (the group's 10 s delay + 2 s readyAfter);
+  the rest is CA, sk-cloudprov, the scheduler and KWOK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+from prometheus_client.parser import text_string_to_metric_families
+
+from simkube.core.errors import EnvironmentStateError
+from simkube.env import health, state
+from simkube.env.autoscaler import resolve
+from simkube.env.components import Layout
+from simkube.env.paths import env_dir
+
+GROUPS = 5
+BASELINE = 200
+PODS = 10_000
+BURST = 500
+DELAY, READY_AFTER = 10.0, 2.0
+TIMEOUT = 1200.0
+SKCTL = str(Path(sys.executable).parent / "skctl")
+Histogram = dict[float, float]  # upper bound -> cumulative count
+
+
+def _groups() -> dict[str, Any]:
+    groups = [{"id": f"pool-{n}", "minSize": BASELINE, "maxSize": BASELINE * 2,
+               "pricePerHour": 0.384, "shape": {"cpu": 8, "memory": "32Gi",
+                                                "instanceType": "m5.2xlarge", "zone": "sim-a"}}
+              for n in range(GROUPS)]
+    groups.append({"id": "burst", "maxSize": 100, "pricePerHour": 0.384,
+                   "shape": {"cpu": 8, "memory": "32Gi", "instanceType": "m5.2xlarge",
+                             "zone": "sim-a", "labels": {"simkube.dev/pool": "burst"}}})
+    return {"provisioning": {"delay": f"{DELAY:g}s", "readyAfter": f"{READY_AFTER:g}s"},
+            "nodeGroups": groups}
+
+
+def _deployment(name: str, replicas: int, cpu: str, selector: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                         "containers": [{"name": "c", "image": "registry.example/c:1",
+                                         "resources": {"requests": {"cpu": cpu}}}],
+                         "nodeSelector": selector,
+                         "tolerations": [{"key": "kwok.x-k8s.io/node", "operator": "Exists",
+                                          "effect": "NoSchedule"}]}}}}
+
+
+async def _running(client: httpx.AsyncClient, app: str) -> int:
+    response = await client.get(
+        "/api/v1/namespaces/default/pods",
+        params={"fieldSelector": "status.phase=Running", "labelSelector": f"app={app}"},
+        headers={"Accept": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"})
+    response.raise_for_status()
+    return len(response.json().get("items") or [])
+
+
+async def _until_running(client: httpx.AsyncClient, body: dict[str, Any], *,
+                         interval: float) -> float:
+    started = time.monotonic()
+    (await client.post("/apis/apps/v1/namespaces/default/deployments",
+                       json=body)).raise_for_status()
+    wanted = body["spec"]["replicas"]
+    while time.monotonic() - started < TIMEOUT:
+        if await _running(client, body["metadata"]["name"]) >= wanted:
+            return time.monotonic() - started
+        await asyncio.sleep(interval)
+    raise TimeoutError(f"{wanted} pods of {body['metadata']['name']} not Running in {TIMEOUT}s")
+
+
+def _histograms(url: str, name: str, key: str) -> dict[str, Histogram]:
+    """Every ``name`` histogram at ``url``, by the value of label ``key``."""
+    found: dict[str, Histogram] = {}
+    for family in text_string_to_metric_families(httpx.get(url, timeout=30).text):
+        for sample in family.samples:
+            if sample.name == f"{name}_bucket":
+                bucket = found.setdefault(sample.labels.get(key, ""), {})
+                bucket[float(sample.labels["le"])] = sample.value
+    return found
+
+
+def _quantile(before: Histogram, after: Histogram, fraction: float) -> float | None:
+    """The bucket bound under which ``fraction`` of the window's observations fell."""
+    bounds = sorted(after)
+    counts = [after[b] - before.get(b, 0.0) for b in bounds]
+    if not counts or counts[-1] <= 0:
+        return None
+    for bound, count in zip(bounds, counts, strict=True):
+        if count >= fraction * counts[-1]:
+            return bound
+    return None
+
+
+def _window(before: Histogram, after: Histogram) -> dict[str, Any]:
+    total = after.get(float("inf"), 0.0) - before.get(float("inf"), 0.0)
+    return {"count": int(total), **{f"p{int(q * 100)}_le": _quantile(before, after, q)
+                                    for q in (0.5, 0.9, 0.99)}}
+
+
+def _skctl(*args: str) -> str:
+    return subprocess.run([SKCTL, *args], check=True, capture_output=True, text=True,
+                          timeout=600).stdout
+
+
+def _run(name: str, work: Path) -> Iterator[dict[str, Any]]:
+    groups = work / "groups.yaml"
+    groups.write_text(yaml.safe_dump(_groups()))
+    started = time.monotonic()
+    _skctl("env", "up", "--name", name, "--autoscaler", "--node-groups", str(groups))
+    status = json.loads(_skctl("env", "status", "--name", name, "--json"))
+    yield {"figure": "autoscaler.env_up_seconds", "value": round(time.monotonic() - started, 1),
+           "nodes": GROUPS * BASELINE}
+    recorded = state.load(env_dir(name))
+    assert recorded is not None  # noqa: S101  # env up just wrote it
+    cloudprov = next(arg.split("=", 1)[1] for c in recorded.components for arg in c.argv
+                     if c.name == "sk-cloudprov" and arg.startswith("--metrics-listen="))
+    ca_metrics = f"http://{status['addresses']['autoscaler']}/metrics"
+    cloudprov_metrics = f"http://{cloudprov}/metrics"
+    tls = health.api_ssl_context(Layout(root=env_dir(name)).pki)
+
+    async def measure() -> tuple[float, float, dict[str, Histogram], dict[str, Histogram],
+                                 dict[str, Histogram], dict[str, Histogram]]:
+        async with httpx.AsyncClient(base_url=status["api_server"], verify=tls,
+                                     timeout=120) as client:
+            ca_before = _histograms(ca_metrics, "cluster_autoscaler_function_duration_seconds",
+                                    "function")
+            rpc_before = _histograms(cloudprov_metrics, "grpc_server_handling_seconds", "method")
+            steady = await _until_running(client, _deployment("scale", PODS, "10m", {
+                "type": "kwok"}), interval=2.0)
+            ca_after = _histograms(ca_metrics, "cluster_autoscaler_function_duration_seconds",
+                                   "function")
+            rpc_after = _histograms(cloudprov_metrics, "grpc_server_handling_seconds", "method")
+            burst = await _until_running(client, _deployment("burst", BURST, "1", {
+                "simkube.dev/pool": "burst"}), interval=0.5)
+        return steady, burst, ca_before, ca_after, rpc_before, rpc_after
+    steady, burst, ca_before, ca_after, rpc_before, rpc_after = asyncio.run(measure())
+    yield {"figure": "autoscaler.pods_running_seconds", "value": round(steady, 1),
+           "pods": PODS, "nodes": GROUPS * BASELINE}
+    yield {"figure": "autoscaler.main_loop_seconds", "nodes": GROUPS * BASELINE,
+           **_window(ca_before.get("main", {}), ca_after.get("main", {}))}
+    for method in ("NodeGroupForNode", "NodeGroupNodes", "Refresh"):
+        window = _window(rpc_before.get(method, {}), rpc_after.get(method, {}))
+        yield {"figure": "autoscaler.cloudprov_rpc_ms", "method": method,
+               "nodes": GROUPS * BASELINE, "calls": window["count"],
+               "p99_le_ms": None if window["p99_le"] is None else window["p99_le"] * 1000}
+    yield {"figure": "autoscaler.burst_running_seconds", "value": round(burst, 1),
+           "pods": BURST, "provisioning_seconds": DELAY + READY_AFTER,
+           "other_seconds": round(burst - DELAY - READY_AFTER, 1)}
+
+
+def run() -> Iterator[dict[str, Any]]:
+    try:
+        binary = resolve(None)
+    except EnvironmentStateError as exc:
+        yield {"figure": "autoscaler", "ran": False,
+               "reason": f"no Cluster Autoscaler binary: {exc}"}
+        return
+    os.environ.setdefault("SIMKUBE_CLUSTER_AUTOSCALER", str(binary.path))
+    name = f"bench-ca-{os.getpid()}"
+    with tempfile.TemporaryDirectory(prefix="bench-ca-") as work:
+        try:
+            yield from _run(name, Path(work))
+        finally:
+            subprocess.run([SKCTL, "env", "down", "--name", name], check=False,
+                           capture_output=True, timeout=300)
