@@ -6,6 +6,7 @@ Pods select ``simkube.dev/pool: shared``, a label every group here carries, so C
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -64,13 +65,17 @@ async def test_a_stockout_backs_the_group_off_and_ca_falls_back(make_env: Any) -
     async with await connect(env) as api:
         env.mark()
         await run_until_running(api, "stocked", 8)
-        sampler = Sampler(api)
-        assert await sampler.counts() == {"scarce": 1, "plenty": 1}
         plans = env.plans()
+        # CA drops its scale-up request when an instance fails, so the scarce group's
+        # surviving new node no longer counts as upcoming: the fallback may plan 1 or 2.
+        assert len(plans) == 2, plans
         assert "scarce 0->2" in plans[0], plans
-        assert any("plenty" in plan for plan in plans[1:]), plans
+        assert re.search(r"plenty 0->[12]\b", plans[1]), plans
         log = env.log_since_mark("cluster-autoscaler")
-        assert "InsufficientInstanceCapacity" in log or "OutOfResource" in log
+        assert "InsufficientInstanceCapacity" in log, "CA saw the stockout's error code"
+        counts = await Sampler(api).counts()
+        assert counts["scarce"] == 1, counts
+        assert 1 <= counts["plenty"] <= 2, counts
         # The failed instance was deleted by CA, not left behind.
         deployment = await client.AppsV1Api(api).read_namespaced_deployment(
             "scarce", "sk-cloudprov")

@@ -29,7 +29,7 @@ from simkube.cloudprov.listing import InstanceListing
 from simkube.cloudprov.manifests import template_node
 from simkube.cloudprov.naming import GROUP_LABEL, OWNER_LABEL, instance_name
 from simkube.cloudprov.nodeproto import encode_node
-from simkube.cloudprov.pricing import price_over
+from simkube.cloudprov.pricing import UnitPrices, price_over
 from simkube.cloudprov.scaling import Scaler
 from simkube.core.logs import get_logger
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
@@ -70,6 +70,8 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
         self._templates = {g.id: encode_node(template_node(g, namespace=config.namespace))
                            for g in config.groups.values()}
         self._listings = {group: InstanceListing() for group in config.groups}
+        self._unit_prices = UnitPrices.cheapest(
+            (g.price_per_hour, g.template.allocatable) for g in config.groups.values())
 
     def _group(self, group_id: str) -> NodeGroupConfig:
         if not group_id:
@@ -131,10 +133,14 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
             end=request.endTimestamp if request.HasField("endTimestamp") else None)
         return pb.PricingNodePriceResponse(price=price)
 
+    @answers
     async def PricingPodPrice(self, request: pb.PricingPodPriceRequest,
                               context: Context) -> pb.PricingPodPriceResponse:
-        await context.abort(grpc.StatusCode.UNIMPLEMENTED,
-                            "sk-cloudprov prices nodes (PricingNodePrice), not pods")
+        per_hour = self._unit_prices.pod_per_hour(request.pod_bytes)
+        return pb.PricingPodPriceResponse(price=price_over(
+            per_hour=per_hour,
+            start=request.startTimestamp if request.HasField("startTimestamp") else None,
+            end=request.endTimestamp if request.HasField("endTimestamp") else None))
 
     @answers
     async def GPULabel(self, request: pb.GPULabelRequest,

@@ -29,6 +29,7 @@ class FixChoice(Enum):
     DEFAULT_PATH = "default-path"  # use the built-in kind's well-known pod-template path
     SORT = "sort"  # order events by time (stable)
     DROP_OBJECTS = "drop-objects"  # drop the objects of a namespace that never exists
+    DROP_INVALID = "drop-invalid"  # drop malformed container ports entries
 
 
 class FindingCode(Enum):
@@ -43,6 +44,7 @@ class FindingCode(Enum):
     POD_TEMPLATE_PATH = "pod-template-path"
     TIMESTAMPS_BACKWARDS = "timestamps-backwards"
     NAMESPACE_MISSING = "namespace-missing"
+    INVALID_CONTAINER_PORT = "invalid-container-port"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,8 @@ CATALOGUE: dict[FindingCode, CodeInfo] = {
     FindingCode.POD_TEMPLATE_PATH: CodeInfo(Severity.WARNING, (FixChoice.DEFAULT_PATH,)),
     FindingCode.TIMESTAMPS_BACKWARDS: CodeInfo(Severity.ERROR, (FixChoice.SORT,)),
     FindingCode.NAMESPACE_MISSING: CodeInfo(Severity.ERROR, (_ADD, FixChoice.DROP_OBJECTS)),
+    # Fake nodes serve no ports, so dropping the entry loses nothing the replay uses.
+    FindingCode.INVALID_CONTAINER_PORT: CodeInfo(Severity.ERROR, (FixChoice.DROP_INVALID,)),
 }
 
 MISSING_CODES: dict[RefKind, FindingCode] = {

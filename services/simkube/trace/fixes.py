@@ -15,7 +15,7 @@ from typing import Any
 from simkube.core.errors import ConfigError
 from simkube.trace.findings import CATALOGUE, MISSING_CODES, Finding, FindingCode, FixChoice
 from simkube.trace.model import KubeObject, ObjectRef, TraceEvent, TraceHeader, TrackedKind
-from simkube.trace.pod_edits import dedupe_ports, remove_reference
+from simkube.trace.pod_edits import dedupe_ports, drop_invalid_ports, remove_reference
 from simkube.trace.pod_specs import (
     DEFAULT_TEMPLATE_PATHS,
     PodSpecSite,
@@ -59,6 +59,7 @@ class _Plan:
     drop_namespaces: set[str] = field(default_factory=set)
     drop_status: bool = False
     dedupe_ports: bool = False
+    drop_invalid_ports: bool = False
     sort: bool = False
 
 
@@ -79,6 +80,7 @@ def _plan(findings: list[Finding], choices: dict[FindingCode, FixChoice]) -> _Pl
             plan.default_paths.add(finding.object)  # the tracked kind
         plan.drop_status |= choice is FixChoice.DROP_STATUS
         plan.dedupe_ports |= choice is FixChoice.DROP_DUPLICATES
+        plan.drop_invalid_ports |= choice is FixChoice.DROP_INVALID
         plan.sort |= choice is FixChoice.SORT
     return plan
 
@@ -147,8 +149,10 @@ def _fix_pod_spec(spec: dict[str, Any], namespace: str, plan: _Plan) -> None:
         for reference, choice in sorted(site_refs, key=lambda item: _order(item[0].location),
                                         reverse=True):
             remove_reference(spec, reference, empty_dir=choice is FixChoice.EMPTY_DIR)
-    if plan.dedupe_ports:
-        for _, _, container in containers(spec):
+    for _, _, container in containers(spec):
+        if plan.drop_invalid_ports:
+            drop_invalid_ports(container)
+        if plan.dedupe_ports:
             dedupe_ports(container)
 
 

@@ -57,17 +57,51 @@ def _unmount(spec: dict[str, Any], volume: Any) -> None:
                                              or mount.get("name") != volume]
 
 
+PortKey = tuple[int | None, str]  # (containerPort, protocol): SSA's key for the ports list
+
+
+def wrong_port_fields(port: dict[str, Any]) -> list[tuple[str, str]]:
+    """The fields of a ports entry whose type the API server rejects, as (field, expected)."""
+    number, protocol = port.get("containerPort"), port.get("protocol")
+    wrong = []
+    if number is not None and type(number) is not int:  # bool is an int to Python, not to k8s
+        wrong.append(("containerPort", "an integer"))
+    if protocol is not None and not isinstance(protocol, str):
+        wrong.append(("protocol", "a string"))
+    return wrong
+
+
+def port_key(port: Any) -> PortKey | None:
+    """A ports entry's list key, or ``None`` if the entry is malformed (not a map, or a field
+    of the wrong type): a list or map there could not even be hashed or compared as a key."""
+    if not isinstance(port, dict) or wrong_port_fields(port):
+        return None
+    return port.get("containerPort"), port.get("protocol") or "TCP"
+
+
 def dedupe_ports(container: dict[str, Any]) -> None:
-    """Keep the first entry per (containerPort, protocol): SSA's key for the ports list."""
+    """Keep the first entry per (containerPort, protocol); malformed entries are left alone
+    (they have no key to compare; ``drop_invalid_ports`` removes them)."""
     ports = container.get("ports")
     if not isinstance(ports, list):
         return
-    seen: set[tuple[Any, Any]] = set()
+    seen: set[PortKey] = set()
     kept = []
     for port in ports:
-        key = ((port.get("containerPort"), port.get("protocol") or "TCP")
-               if isinstance(port, dict) else (id(port), None))
-        if key not in seen:
-            seen.add(key)
+        key = port_key(port)
+        if key is None or key not in seen:
+            if key is not None:
+                seen.add(key)
             kept.append(port)
     container["ports"] = kept
+
+
+def drop_invalid_ports(container: dict[str, Any]) -> None:
+    """Remove malformed ports entries, or ``ports`` itself when it is not a list."""
+    ports = container.get("ports")
+    if ports is None:
+        return
+    if not isinstance(ports, list):
+        del container["ports"]
+    else:
+        container["ports"] = [port for port in ports if port_key(port) is not None]

@@ -13,6 +13,7 @@ from typing import Any
 
 from simkube.trace.findings import CATALOGUE, MISSING_CODES, Finding, FindingCode, FixChoice
 from simkube.trace.model import KubeObject, ObjectRef, TraceHeader
+from simkube.trace.pod_edits import PortKey, port_key, wrong_port_fields
 from simkube.trace.pod_specs import DEFAULT_TEMPLATE_PATHS, containers, pod_specs, template_paths
 from simkube.trace.references import BUILT_IN, PodReference, RefKind, RefSite, pod_references
 from simkube.trace.source import TraceSource
@@ -82,18 +83,49 @@ def _check_object(obj: KubeObject, header: TraceHeader, seen: _Seen, *,
 def _check_ports(container: dict[str, Any], path: str, ref: ObjectRef, seen: _Seen,
                  event: int | None) -> None:
     ports = container.get("ports")
-    keys: set[tuple[Any, Any]] = set()
-    for index, port in enumerate(ports if isinstance(ports, list) else []):
-        if not isinstance(port, dict):
+    if ports is not None and not isinstance(ports, list):
+        _report_invalid_port(f"{path}.ports", f"ports is {_kind_of(ports)}, not a list",
+                             ref, seen, event)
+        return
+    keys: set[PortKey] = set()
+    for index, port in enumerate(ports or []):
+        where = f"{path}.ports[{index}]"
+        key = port_key(port)
+        if key is None:  # malformed: report the field, and leave it out of the duplicate check
+            _report_malformed_port(port, where, ref, seen, event)
             continue
-        key = (port.get("containerPort"), port.get("protocol") or "TCP")
         if key in keys:
             seen.report(Finding(
-                code=FindingCode.DUPLICATE_CONTAINER_PORT, object=str(ref),
-                path=f"{path}.ports[{index}]", event=event,
-                message=f"containerPort {key[0]}/{key[1]} is listed twice; server-side apply "
-                "rejects duplicate list keys"))
+                code=FindingCode.DUPLICATE_CONTAINER_PORT, object=str(ref), path=where,
+                event=event, message=f"containerPort {key[0]}/{key[1]} is listed twice; "
+                "server-side apply rejects duplicate list keys"))
         keys.add(key)
+
+
+def _report_malformed_port(port: Any, where: str, ref: ObjectRef, seen: _Seen,
+                           event: int | None) -> None:
+    if not isinstance(port, dict):
+        _report_invalid_port(where, f"the entry is {_kind_of(port)}, not a map", ref, seen, event)
+        return
+    for name, expected in wrong_port_fields(port):
+        _report_invalid_port(f"{where}.{name}", f"{name} is {_kind_of(port[name])}, not "
+                             f"{expected}", ref, seen, event)
+
+
+def _report_invalid_port(path: str, problem: str, ref: ObjectRef, seen: _Seen,
+                         event: int | None) -> None:
+    seen.report(Finding(code=FindingCode.INVALID_CONTAINER_PORT, object=str(ref), path=path,
+                        event=event, message=f"{problem}; the API server rejects the object"))
+
+
+def _kind_of(value: Any) -> str:
+    """How a message names a value's type: JSON's words, since traces are JSON documents."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "a boolean"
+    names = {dict: "a map", list: "a list", str: "a string", int: "an integer",
+             float: "a number", bytes: "binary data"}
+    return next((name for kind, name in names.items() if isinstance(value, kind)),
+                f"a {type(value).__name__}")
 
 
 def _judge_references(seen: _Seen) -> None:

@@ -157,8 +157,10 @@ async def test_sizes(rpc: Harness) -> None:
     ("PricingNodePrice", pb.PricingNodePriceRequest(
         node=pb.ExternalGrpcNode(name="small-x-aaaaa"), startTimestamp=Timestamp(seconds=9),
         endTimestamp=Timestamp(seconds=1)), grpc.StatusCode.INVALID_ARGUMENT, "is before"),
-    ("PricingPodPrice", pb.PricingPodPriceRequest(), grpc.StatusCode.UNIMPLEMENTED,
-     "not pods"),
+    ("PricingPodPrice", pb.PricingPodPriceRequest(pod_bytes=b"\xff\xff"),
+     grpc.StatusCode.INVALID_ARGUMENT, "not a protobuf-encoded Pod"),
+    ("PricingPodPrice", pb.PricingPodPriceRequest(), grpc.StatusCode.INVALID_ARGUMENT,
+     "both required"),
 ])
 async def test_bad_requests_get_specific_statuses(rpc: Harness, method: str, request_: Any,
                                                   code: grpc.StatusCode, message: str) -> None:

@@ -1,8 +1,9 @@
 """Kubernetes resource quantities (``250m``, ``1.5``, ``512Mi``, ``1e3``): parse, scale, print.
 
-Scaling "every container's CPU by 0.5" must give quantities the API server accepts and a
-human reads as intended, so CPU is written in millicores and memory in the largest unit
-that represents it exactly, the way people write them in manifests.
+Shared by the trace tools (scaling requests) and sk-cloudprov (pricing a pod by its
+requests). Scaling "every container's CPU by 0.5" must give quantities the API server
+accepts and a human reads as intended, so CPU is written in millicores and memory in the
+largest unit that represents it exactly, the way people write them in manifests.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 
 from simkube.core.errors import ConfigError
-from simkube.trace.quantities import format_cpu, format_memory, parse_quantity, scale_quantity
+from simkube.core.quantities import format_cpu, format_memory, parse_quantity, scale_quantity
 
 pytestmark = pytest.mark.unit
 
