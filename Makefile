@@ -10,7 +10,7 @@ PROTO_STAMP := services/simkube/gen/.generated
 PROTOS := $(shell find proto -name '*.proto' 2>/dev/null)
 
 .PHONY: install proto binaries lint typecheck test test-unit test-integration test-e2e \
-	test-autoscaler bench demo clean
+	test-autoscaler fuzz bench demo clean
 
 install: $(STAMP) $(PROTO_STAMP)
 
@@ -52,6 +52,15 @@ test-e2e: binaries
 
 test-autoscaler: binaries
 	$(BIN)/pytest -m autoscaler tests
+
+# `make test` fuzzes a fixed corpus of seeds (the same inputs every run). This searches new
+# ones: the trace fuzzer tries random seeds for FUZZ_SECONDS and lists each finding's seed (add
+# it to REGRESSIONS in tests/unit/trace/test_fuzz_readers.py once fixed); Hypothesis tests
+# draw random examples. -s shows findings as they come; the test timeout grows with the budget.
+FUZZ_SECONDS ?= 300
+fuzz: install
+	SIMKUBE_FUZZ_SECONDS=$(FUZZ_SECONDS) SIMKUBE_HYPOTHESIS_PROFILE=random \
+		$(BIN)/pytest -m unit -s --timeout=$$(( $(FUZZ_SECONDS) + 600 )) tests/unit/trace
 
 bench: install binaries
 	$(BIN)/python -m benchmarks

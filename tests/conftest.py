@@ -4,6 +4,10 @@
 by ``SIMKUBE_TEST_ENV`` when set (so a developer can keep one up between runs), otherwise a
 fresh one started through the real ``skctl env up`` and stopped after the session.
 ``namespace`` gives each test its own namespace, deleted afterwards.
+
+Hypothesis runs the ``deterministic`` profile unless ``SIMKUBE_HYPOTHESIS_PROFILE`` names
+another: the same examples on every run, so ``make test`` passes or fails the same way
+everywhere. ``make fuzz`` selects ``random`` to search new examples.
 """
 
 from __future__ import annotations
@@ -16,15 +20,31 @@ import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 from kubernetes_asyncio import client, config
 
 SKCTL = str(Path(sys.executable).parent / "skctl")
 TEST_ENV_VARIABLE = "SIMKUBE_TEST_ENV"
 SESSION_NODES = 4
+HYPOTHESIS_PROFILE_VARIABLE = "SIMKUBE_HYPOTHESIS_PROFILE"
+
+# Examples are drawn from a hash of each test (derandomize, which also turns off the example
+# database, so failures saved on one machine do not change what another runs). Health checks
+# and deadlines that measure time are the remaining source of flakiness: too_slow is off, and
+# the deadline matches the fuzzer's per-input limit, far above any example's normal time.
+settings.register_profile("deterministic", derandomize=True, deadline=timedelta(seconds=2),
+                          print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+# New examples on every run; failures are saved in .hypothesis/ and replayed first next time,
+# and print_blob prints the @reproduce_failure line to pin one down.
+settings.register_profile("random", derandomize=False, max_examples=500,
+                          deadline=timedelta(seconds=2), print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get(HYPOTHESIS_PROFILE_VARIABLE, "deterministic"))
 
 
 @dataclass(frozen=True)

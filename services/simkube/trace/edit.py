@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from simkube.core.quantities import scale_quantity
 from simkube.trace.edit_steps import (
     EditStep,
     NodeSelector,
@@ -26,7 +27,6 @@ from simkube.trace.edit_time import scale_time, window
 from simkube.trace.model import KubeObject, ObjectRef, PodLifecycle, TraceEvent, TraceHeader
 from simkube.trace.objects import labels_of
 from simkube.trace.pod_specs import containers, pod_specs, template_paths
-from simkube.core.quantities import scale_quantity
 from simkube.trace.selectors import Match
 from simkube.trace.source import TraceSource
 from simkube.trace.stream import TraceStream, stream_of

@@ -30,7 +30,7 @@ def test_codes_are_stable_strings() -> None:
         "missing-service-account", "missing-configmap", "missing-secret", "missing-pvc",
         "missing-priority-class", "missing-runtime-class", "status-recorded",
         "duplicate-container-port", "pod-template-path", "timestamps-backwards",
-        "namespace-missing"]
+        "namespace-missing", "invalid-container-port"]
 
 
 def test_json_form() -> None:

@@ -86,6 +86,16 @@ def test_ports_status_template_paths_and_order() -> None:
         {"containerPort": 80}]
 
 
+def test_malformed_ports_are_dropped_in_every_version() -> None:
+    web = deployment(containers=[{"name": "c", "image": "x", "ports": [
+        {"containerPort": [80]}, {"containerPort": 8080}, {"containerPort": [80]}]}])
+    src = source(TraceEvent(ts_ms=1, applied=[web]), TraceEvent(ts_ms=2, applied=[web]))
+    _, _, events = fixed(src)
+    for event in events:
+        assert event.applied[0]["spec"]["template"]["spec"]["containers"][0]["ports"] == [
+            {"containerPort": 8080}]
+
+
 def test_missing_namespaces_are_added_first_or_their_objects_dropped() -> None:
     header = TraceHeader(tracked_kinds=(TrackedKind(kind_key="v1.Namespace"),))
     sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "x",

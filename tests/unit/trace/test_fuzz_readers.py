@@ -16,7 +16,8 @@ Opt-in modes, read from the environment:
 
 - ``SIMKUBE_FUZZ_SECONDS=300`` (what ``make fuzz`` sets from ``FUZZ_SECONDS``) also fuzzes
   random seeds, ``INPUTS_PER_SEED`` inputs each, until the time is up, then fails listing
-  every finding as ``seed S, input I``. Once it is fixed, add the seed to ``REGRESSIONS``.
+  every finding as ``seed S, input I``. Once it is fixed, add ``S: Regression(I, ...)`` to
+  ``REGRESSIONS``.
 - ``SIMKUBE_FUZZ_SEED=S`` reads the first ``INPUTS_PER_SEED`` inputs of seed ``S``, to
   replay a finding of ``make fuzz``.
 """
@@ -43,10 +44,11 @@ from tests.unit.trace.conftest import SAMPLE_NAMES, SAMPLES, native_bytes, sampl
 
 pytestmark = pytest.mark.unit
 SLOW_INPUT_SECONDS = 2.0
-# Enough that every mutation kind hits every sample; with the corpus below about 3 s on a
-# 2-core machine. Changing it changes which inputs the corpus seeds cover.
+# About 170 mutations of each sample trace per seed; the corpus and the regressions take
+# about 3 s together on a loaded 2-core machine. Fuzz-mode seeds run the same count, so what
+# it reports sits early in a seed's stream and is cheap to replay.
 INPUTS_PER_SEED = 1500
-CORPUS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+CORPUS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)  # arbitrary: only their being fixed matters
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,8 @@ class Regression:
     found: str
 
 
-# Seeds that found bugs, replayed on every run so the bugs stay fixed.
+# Seeds that found bugs, replayed on every run so the bugs stay fixed. 922428914 came from the
+# old time-bounded fuzzing, hence its deep input (regenerating up to it takes about 1.5 s).
 REGRESSIONS = {
     922428914: Regression(114_445, "validate: containerPort [80] (a list) crashed the "
                           "duplicate-port check with TypeError: unhashable type: 'list'"),
@@ -65,7 +68,8 @@ INTERESTING = [b"\x00", b"\xff", b"\xc1", b"\xdd\xff\xff\xff\xff", b"\xdf\xff\xf
 
 
 @functools.cache
-def seeds() -> tuple[bytes, ...]:
+def starting_traces() -> tuple[bytes, ...]:
+    """The traces every input is mutated from."""
     found = [(SAMPLES / name).read_bytes() for name in SAMPLE_NAMES]
     found += [native_bytes(read_trace(SAMPLES / name)) for name in SAMPLE_NAMES]
     found.append(native_bytes(sample_trace()))
@@ -74,7 +78,7 @@ def seeds() -> tuple[bytes, ...]:
 
 @functools.cache
 def _native_body(data: bytes) -> bytes:
-    # Decompressed once per seed trace: a replay regenerates 100,000 inputs.
+    # Decompressed once per starting trace: a replay may regenerate 100,000 inputs.
     return zstandard.ZstdDecompressor().decompressobj().decompress(data[PREAMBLE.size:])
 
 
@@ -111,7 +115,7 @@ def inputs(seed: int) -> Iterator[bytes]:
     """The endless input stream of ``seed``. Any change to how it draws from ``rng`` changes
     every stream, and so what the corpus and the regressions test."""
     rng = random.Random(seed)  # noqa: S311  # reproducible fuzzing, not secrets
-    corpus = seeds()
+    corpus = starting_traces()
     natives = [data for data in corpus if data.startswith(b"\x89SKT")]
     while True:
         choice = rng.random()
@@ -135,8 +139,19 @@ def read_fully(data: bytes) -> None:
     fixed.lifecycles()
 
 
-def first_finding(seed: int, start: int, stop: int) -> str | None:
-    """What is wrong with the first bad input among ``start <= i < stop``, if any."""
+@dataclass(frozen=True)
+class Bug:
+    seed: int
+    input: int
+    problem: str  # the same for every input that hits the same bug, as far as can be told
+    detail: str
+
+    def __str__(self) -> str:
+        return f"seed {self.seed}, input {self.input}: {self.problem}; {self.detail}"
+
+
+def first_bug(seed: int, start: int, stop: int) -> Bug | None:
+    """The first bad input of ``seed`` among ``start <= i < stop``, if any."""
     for index, data in enumerate(inputs(seed)):
         if index >= stop:
             return None
@@ -148,48 +163,52 @@ def first_finding(seed: int, start: int, stop: int) -> str | None:
         except TraceFormatError:
             pass
         except Exception as exc:  # any other exception is the finding
-            return (f"seed {seed}, input {index}: {type(exc).__name__}: {exc}; "
-                    f"input starts {data[:64]!r} ({len(data)} bytes)")
+            return Bug(seed, index, f"{type(exc).__name__}: {exc}",
+                       f"input starts {data[:64]!r} ({len(data)} bytes)")
         elapsed = time.monotonic() - started
         if elapsed >= SLOW_INPUT_SECONDS:
-            return f"seed {seed}, input {index}: took {elapsed:.1f}s"
+            return Bug(seed, index, f"slower than {SLOW_INPUT_SECONDS}s", f"took {elapsed:.1f}s")
     raise AssertionError("unreachable: the input stream is endless")
+
+
+def _no_bug(bug: Bug | None) -> None:
+    assert bug is None, str(bug)
 
 
 @pytest.mark.parametrize("seed", CORPUS)
 def test_corpus_seed(seed: int) -> None:
-    finding = first_finding(seed, 0, INPUTS_PER_SEED)
-    assert finding is None, finding
+    _no_bug(first_bug(seed, 0, INPUTS_PER_SEED))
 
 
 @pytest.mark.parametrize("seed", sorted(REGRESSIONS))
 def test_regression_seed(seed: int) -> None:
     index = REGRESSIONS[seed].input
-    finding = first_finding(seed, index, index + 1)
-    assert finding is None, f"{finding} (previously: {REGRESSIONS[seed].found})"
+    bug = first_bug(seed, index, index + 1)
+    assert bug is None, f"{bug} (previously: {REGRESSIONS[seed].found})"
 
 
 # The opt-in modes are defined only when asked for: a skipped test fails the run.
 if "SIMKUBE_FUZZ_SEED" in os.environ:
     def test_chosen_seed() -> None:
-        seed = int(os.environ["SIMKUBE_FUZZ_SEED"])
-        finding = first_finding(seed, 0, INPUTS_PER_SEED)
-        assert finding is None, finding
+        _no_bug(first_bug(int(os.environ["SIMKUBE_FUZZ_SEED"]), 0, INPUTS_PER_SEED))
 
 if "SIMKUBE_FUZZ_SECONDS" in os.environ:
     def test_random_seeds_until_time_is_up() -> None:
         deadline = time.monotonic() + float(os.environ["SIMKUBE_FUZZ_SECONDS"])
         seed_source = random.SystemRandom()
-        findings, tried = [], 0
+        bugs: dict[str, list[Bug]] = {}  # by problem: one bug is often hit by many seeds
+        tried = 0
         while time.monotonic() < deadline:
-            seed = seed_source.randrange(2**32)
             tried += 1
-            finding = first_finding(seed, 0, INPUTS_PER_SEED)
-            if finding is not None:
-                print(f"fuzz finding: {finding}", flush=True)  # seen live with pytest -s
-                findings.append(finding)
-        assert not findings, (f"{len(findings)} of {tried} random seeds found bugs; fix them, "
-                              "then add each seed to REGRESSIONS:\n" + "\n".join(findings))
+            bug = first_bug(seed_source.randrange(2**32), 0, INPUTS_PER_SEED)
+            if bug is not None:
+                if bug.problem not in bugs:
+                    print(f"\nfuzz finding: {bug}", flush=True)  # seen live with pytest -s
+                bugs.setdefault(bug.problem, []).append(bug)
+        report = [f"{len(found)} seed(s), e.g. {found[0]}" for found in bugs.values()]
+        assert not bugs, (f"{sum(map(len, bugs.values()))} of {tried} random seeds found "
+                          f"{len(bugs)} problem(s); fix each, then add a seed of it to "
+                          "REGRESSIONS:\n" + "\n".join(report))
 
 
 def test_random_bytes_are_refused() -> None:
@@ -200,6 +219,6 @@ def test_random_bytes_are_refused() -> None:
                 read_fully(prefix + rng.randbytes(size))
 
 
-def test_the_seeds_themselves_read_cleanly() -> None:
-    for data in seeds():
+def test_the_starting_traces_read_cleanly() -> None:
+    for data in starting_traces():
         read_fully(data)

@@ -4,7 +4,13 @@ from typing import Any
 
 import pytest
 
-from simkube.trace.pod_edits import dedupe_ports, remove_reference
+from simkube.trace.pod_edits import (
+    dedupe_ports,
+    drop_invalid_ports,
+    port_key,
+    remove_reference,
+    wrong_port_fields,
+)
 from simkube.trace.pod_specs import PodSpecSite
 from simkube.trace.references import PodReference, RefKind, pod_references
 
@@ -76,4 +82,32 @@ def test_dedupe_ports_keeps_the_first_per_port_and_protocol() -> None:
                                   {"containerPort": 80, "protocol": "UDP"}, "junk"]
     untouched: dict[str, Any] = {"name": "no-ports"}
     dedupe_ports(untouched)
+    assert untouched == {"name": "no-ports"}
+
+
+def test_malformed_ports_have_no_key_and_survive_dedupe() -> None:
+    assert port_key({"containerPort": 80}) == (80, "TCP")
+    assert port_key({"containerPort": 53, "protocol": "UDP"}) == (53, "UDP")
+    assert port_key({"containerPort": [80]}) is None
+    assert port_key({"containerPort": 80, "protocol": ["TCP"]}) is None
+    assert port_key("junk") is None
+    assert wrong_port_fields({"containerPort": {}, "protocol": 6}) == [
+        ("containerPort", "an integer"), ("protocol", "a string")]
+    container: dict[str, Any] = {"ports": [{"containerPort": [80]}, {"containerPort": [80]},
+                                           {"containerPort": 80}, {"containerPort": 80}]}
+    dedupe_ports(container)  # used to raise TypeError: unhashable type: 'list'
+    assert container["ports"] == [{"containerPort": [80]}, {"containerPort": [80]},
+                                  {"containerPort": 80}]
+
+
+def test_drop_invalid_ports_keeps_the_well_formed_entries() -> None:
+    container: dict[str, Any] = {"ports": [{"containerPort": [80]}, "junk", {"containerPort": 80},
+                                           {"containerPort": 81, "protocol": {"x": 1}}]}
+    drop_invalid_ports(container)
+    assert container["ports"] == [{"containerPort": 80}]
+    not_a_list: dict[str, Any] = {"name": "c", "ports": {"containerPort": 80}}
+    drop_invalid_ports(not_a_list)
+    assert not_a_list == {"name": "c"}
+    untouched: dict[str, Any] = {"name": "no-ports"}
+    drop_invalid_ports(untouched)
     assert untouched == {"name": "no-ports"}

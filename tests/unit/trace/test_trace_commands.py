@@ -160,6 +160,31 @@ def test_skctl_exit_codes_and_messages(tmp_path: Path, samples: Path,
     assert exit_code("validate", samples / "dsb-scaling.sktrace") == 0
 
 
+def test_validate_reports_a_list_as_container_port_and_exits_2(tmp_path: Path) -> None:
+    container = {"name": "c", "image": "x",
+                 "ports": [{"containerPort": [80]}, {"containerPort": [80]}]}
+    web = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"template": {"spec": {"containers": [container]}}}}
+    document = {"version": 2, "config": {"trackedObjects": {"apps/v1.Deployment": {
+        "podSpecTemplatePaths": ["/spec/template"]}}}, "index": {}, "pod_lifecycles": {},
+        "events": [{"ts": 1, "applied_objs": [web], "deleted_objs": []}]}
+    trace = tmp_path / "ports.sktrace"
+    trace.write_bytes(msgpack.packb(document))
+    result = run("validate", "--json", trace)
+    assert result.exit_code == 2, result.output
+    report = json.loads(result.output)
+    assert report["findings"][0] == {
+        "code": "invalid-container-port", "severity": "error",
+        "object": "apps/v1.Deployment default/web",
+        "path": "spec.template.spec.containers[0].ports[0].containerPort",
+        "message": "containerPort is a list, not an integer; the API server rejects the object",
+        "event": 0, "fixes": ["drop-invalid"]}
+    fixed = tmp_path / "fixed.sktrace"
+    assert run("fix", "--auto", trace, fixed).exit_code == 0
+    assert run("validate", fixed).exit_code == 0
+
+
 def _nested(depth: int) -> Any:
     value: Any = 1
     for _ in range(depth):

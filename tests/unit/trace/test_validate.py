@@ -115,6 +115,47 @@ def test_status_and_duplicate_ports() -> None:
         ("status-recorded", "status")]
 
 
+def test_a_list_as_container_port_is_a_finding_not_a_crash() -> None:
+    # A list cannot be a duplicate-check key: this used to raise "unhashable type: 'list'".
+    web = deployment(containers=[{"name": "c", "image": "x", "ports": [
+        {"containerPort": [80]}, {"containerPort": [80]}]}])
+    findings = check(TraceEvent(ts_ms=1, applied=[web]))
+    assert [(f.code.value, f.path, f.event) for f in findings] == [
+        ("invalid-container-port", "spec.template.spec.containers[0].ports[0].containerPort", 0),
+        ("invalid-container-port", "spec.template.spec.containers[0].ports[1].containerPort", 0)]
+    assert findings[0].message == ("containerPort is a list, not an integer; the API server "
+                                   "rejects the object")
+    assert findings[0].fix_choices == (FixChoice.DROP_INVALID,)
+    assert exit_status(findings) == 2
+
+
+@pytest.mark.parametrize(("ports", "path", "problem"), [
+    ([{"containerPort": 80, "protocol": {"TCP": 1}}], "ports[0].protocol",
+     "protocol is a map, not a string"),
+    ([{"containerPort": "80"}], "ports[0].containerPort", "containerPort is a string"),
+    ([{"containerPort": True}], "ports[0].containerPort", "containerPort is a boolean"),
+    ([{"containerPort": 80.0}], "ports[0].containerPort", "containerPort is a number"),
+    ([80], "ports[0]", "the entry is an integer, not a map"),
+    ({"containerPort": 80}, "ports", "ports is a map, not a list"),
+])
+def test_mistyped_ports_name_the_field(ports: object, path: str, problem: str) -> None:
+    web = deployment(containers=[{"name": "c", "image": "x", "ports": ports}])
+    findings = check(TraceEvent(ts_ms=1, applied=[web]))
+    assert [(f.code, f.path) for f in findings] == [
+        (FindingCode.INVALID_CONTAINER_PORT, f"spec.template.spec.containers[0].{path}")]
+    assert findings[0].message.startswith(problem)
+
+
+def test_malformed_ports_are_left_out_of_the_duplicate_check() -> None:
+    ports = [{"containerPort": 80}, {"containerPort": [80]}, {"containerPort": 80},
+             {"containerPort": 81, "protocol": None}, {"name": "no-number"}]
+    findings = check(TraceEvent(ts_ms=1, applied=[pod(containers=[
+        {"name": "c", "image": "x", "ports": ports}])]))
+    assert [(f.code.value, f.path) for f in findings] == [
+        ("duplicate-container-port", "spec.containers[0].ports[2]"),
+        ("invalid-container-port", "spec.containers[0].ports[1].containerPort")]
+
+
 def test_template_paths_that_resolve_nowhere() -> None:
     header = TraceHeader(tracked_kinds=(
         TrackedKind(kind_key="apps/v1.Deployment", pod_template_paths=("/spec/tmpl",)),
