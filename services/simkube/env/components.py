@@ -154,7 +154,10 @@ def _kwok(layout: Layout, ports: Ports) -> ComponentSpec:
         f"--config={layout.kwok_config}", "--manage-all-nodes=false",
         f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION}={FAKE_NODE_VALUE}",
         f"--server-address={LOOPBACK}:{ports.kwok}", f"--cidr={POD_CIDR}",
-        "--node-lease-duration-seconds=40"])
+        # No node leases: with them KWOK 0.8.0 serves a node's pods only once it holds the
+        # node's lease, and drops pods bound in the moments before (docs/kwok.md). The
+        # node-heartbeat stage keeps nodes Ready instead.
+        "--node-lease-duration-seconds=0"])
 
 
 def control_plane(layout: Layout, ports: Ports) -> list[ComponentSpec]:
