@@ -142,7 +142,7 @@ def _run(name: str, work: Path) -> Iterator[dict[str, Any]]:
     assert recorded is not None  # noqa: S101  # env up just wrote it
     cloudprov = next(arg.split("=", 1)[1] for c in recorded.components for arg in c.argv
                      if c.name == "sk-cloudprov" and arg.startswith("--metrics-listen="))
-    ca_metrics = f"http://{status['addresses']['autoscaler']}/metrics"
+    ca_metrics = f"http://{recorded.addresses['autoscaler']}/metrics"
     cloudprov_metrics = f"http://{cloudprov}/metrics"
     tls = health.api_ssl_context(Layout(root=env_dir(name)).pki)
 

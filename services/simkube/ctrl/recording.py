@@ -21,6 +21,18 @@ from simkube.core.logs import get_logger
 log = get_logger(__name__)
 
 
+def unstarted_warning(summary: Any) -> str | None:
+    """The run's warning when pods were bound to a node but never started (issue #18)."""
+    pods = getattr(summary, "pods", None)
+    count = getattr(pods, "bound_never_started", 0) or 0
+    if not count:
+        return None
+    names = list(getattr(pods, "bound_never_started_pods", ()))[:3]
+    return (f"{count} pod(s) were bound to a node but never started ({', '.join(names)}"
+            f"{', ...' if count > len(names) else ''}): the simulator's fault, not the "
+            "workload's; see the report")
+
+
 def set_aside_previous(simulation_dir: Path) -> Path | None:
     """Rename an earlier simulation's results of the same name to ``NAME.previous-<UTC>``."""
     if not simulation_dir.is_dir() or not any(simulation_dir.iterdir()):
@@ -67,12 +79,14 @@ class RunRecorder:
             return False
         return True
 
-    async def stop(self, *, state: str, driver: Mapping[str, Any]) -> None:
+    async def stop(self, *, state: str, driver: Mapping[str, Any]) -> Any:
+        """The run's ``RunSummary``, or None when there is no recorder or it failed to stop."""
         recorder, self._recorder = self._recorder, None
         if recorder is None:
-            return
+            return None
         try:
-            await recorder.stop(state=state, driver=dict(driver))
+            return await recorder.stop(state=state, driver=dict(driver))
         except Exception as exc:
             self.error = f"the results recorder did not stop cleanly: {exc}"
             log.warning("recorder did not stop", run_dir=str(self.run_dir), error=str(exc))
+            return None

@@ -28,7 +28,7 @@ from simkube.ctrl.following import RunLostError, SimulationFailedError, follow
 from simkube.ctrl.leasing import RENEW_INTERVAL_S, SimulationLease
 from simkube.ctrl.metrics import ControllerMetrics
 from simkube.ctrl.names import run_name
-from simkube.ctrl.recording import RunRecorder, set_aside_previous
+from simkube.ctrl.recording import RunRecorder, set_aside_previous, unstarted_warning
 from simkube.ctrl.spec import SimulationSpec, parse_spec
 from simkube.ctrl.statuses import ACTIVE, State, StatusWriter, condition, generation_of, now
 from simkube.gen.simkube.driver.v1 import driver_pb2
@@ -252,8 +252,12 @@ class SimulationRun:
             return
         state = (State.FINISHED if final.state == STATE.SIMULATION_STATE_SUCCEEDED
                  else State.FAILED)
-        await recorder.stop(state=state.value, driver=driver_summary(final))
+        summary = await recorder.stop(state=state.value, driver=driver_summary(final))
         self._recorder = None
+        warning = unstarted_warning(summary)
+        if warning:
+            entry["warning"] = warning
+            await self.emit("PodsNeverStarted", f"run {number}: {warning}", warning=True)
         await self._cleanup(name)
         self._current = None
         entry.update(state=state.value, endTime=now(), eventsApplied=final.events_applied,

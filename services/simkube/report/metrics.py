@@ -29,7 +29,8 @@ _POD_FIELDS = (("seen", "pods seen", "count"), ("scheduled", "pods scheduled", "
                ("pending_p99_s", "time pending p99", "seconds"),
                ("pending_max_s", "time pending max", "seconds"),
                ("unscheduled_wait_p50_s", "never scheduled: waited p50", "seconds"),
-               ("unscheduled_wait_max_s", "never scheduled: waited max", "seconds"))
+               ("unscheduled_wait_max_s", "never scheduled: waited max", "seconds"),
+               ("bound_never_started", "pods bound but never started", "count"))
 _DRIVER_FIELDS = (("events_applied", "driver events applied", "count"),
                   ("events_total", "driver events total", "count"),
                   ("objects_failed", "driver failures", "count"),
@@ -120,11 +121,24 @@ def headlines(run: RunData) -> list[str]:
              + (f"; never scheduled ones waited up to "
                 f"{show('pods.unscheduled_wait_max_s', 'seconds')}"
                 if values.get("pods.unscheduled_wait_max_s") is not None else ""),
+             *_unstarted_warning(summary),
              f"scale ups {_sum_groups(values, run.groups, 'scale_ups')}, "
              f"scale downs {_sum_groups(values, run.groups, 'scale_downs')}",
              f"driver: {show('driver.events_applied', 'count')}/"
              f"{show('driver.events_total', 'count')} events applied, "
              f"{show('driver.objects_failed', 'count')} failures"]
+
+
+def _unstarted_warning(summary: Mapping[str, Any]) -> list[str]:
+    """A sentence naming pods a fake node never started, when there are any (issue #18)."""
+    pods = summary.get("pods") or {}
+    count = pods.get("bound_never_started") or 0
+    if not isinstance(count, int) or count <= 0:
+        return []
+    names = [str(n) for n in pods.get("bound_never_started_pods") or []][:5]
+    more = f" and {count - len(names)} more" if count > len(names) else ""
+    return [f"WARNING: {count} pod(s) bound to a node but never started (the simulator's "
+            f"fault, not the workload's): {', '.join(names)}{more}"]
 
 
 def _sum_groups(values: Mapping[str, float | None], groups: Sequence[str], field: str) -> str:

@@ -29,8 +29,9 @@ TIMELINE_HEAD = ("wall_s", "trace_s", "pods_pending", "pods_running", "pods_succ
                  "pods_failed", "nodes_total")
 GROUP_PREFIX = "nodes."
 COST = "cost_usd"
-POD_COLUMNS = ("namespace", "name", "group", "node", "created_trace_s", "scheduled_trace_s",
-               "pending_s", "finished_trace_s", "phase")
+LEGACY_POD_COLUMNS = ("namespace", "name", "group", "node", "created_trace_s",
+                      "scheduled_trace_s", "pending_s", "finished_trace_s", "phase")
+POD_COLUMNS = (*LEGACY_POD_COLUMNS, "bound_unstarted")
 SCALING_COLUMNS = ("wall_s", "trace_s", "group", "delta", "nodes_after", "source")
 TIME_DIGITS = 3
 MONEY_DIGITS = 6
@@ -69,7 +70,8 @@ def scaling_line(row: ScalingRow) -> str:
 def pod_line(row: PodRow) -> str:
     return _line([row.namespace, row.name, row.group or "", row.node or "",
                   number(row.created_trace_s), number(row.scheduled_trace_s),
-                  number(row.pending_s), number(row.finished_trace_s), row.phase])
+                  number(row.pending_s), number(row.finished_trace_s), row.phase,
+                  "true" if row.bound_unstarted else ""])
 
 
 def atomic_write(path: Path, text: str) -> None:

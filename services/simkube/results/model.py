@@ -8,7 +8,7 @@ clock. Unknown values are ``None`` (an empty CSV cell, JSON ``null``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +46,9 @@ class PodRow:
     pending_s: float | None         # time to schedule, trace seconds
     finished_trace_s: float | None  # first seen Succeeded/Failed, or deleted
     phase: str                      # last phase seen
+    # Bound to a node and not started within the grace (results/starting.py): what a stuck
+    # fake node looks like. Stays set if the pod started after all.
+    bound_unstarted: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +91,9 @@ class PodsSummary:
     # out. None in summaries written before these fields existed, and when every pod ran.
     unscheduled_wait_p50_s: float | None = None
     unscheduled_wait_max_s: float | None = None
+    # Pods bound to a node that had not started after the grace: KWOK never ran them (#18).
+    bound_never_started: int = 0
+    bound_never_started_pods: Sequence[str] = ()  # namespace/name, at most 50
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,12 +12,16 @@ Only small per-pod state is kept: a few floats and strings, never the object.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from simkube.driver.durations import parse_duration
+from simkube.driver.errors import DriverInputError
+from simkube.driver.names import STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.results.model import PodRow
 
 TERMINAL = ("Succeeded", "Failed")
@@ -35,6 +39,9 @@ class PodState:
     finished: float | None = None
     phase: str = "Pending"
     live: bool = True
+    started: bool = False     # seen Running (or ended) at least once
+    allowance_s: float = 0.0  # wall seconds KWOK is told to wait before starting it
+    unstarted: bool = False   # flagged by ``overdue``: bound and not started in time
 
     def row(self) -> PodRow:
         pending = (None if self.created is None or self.scheduled is None
@@ -42,7 +49,8 @@ class PodState:
         return PodRow(namespace=self.namespace, name=self.name, group=self.group,
                       node=self.node, created_trace_s=self.created,
                       scheduled_trace_s=self.scheduled, pending_s=pending,
-                      finished_trace_s=self.finished, phase=self.phase)
+                      finished_trace_s=self.finished, phase=self.phase,
+                      bound_unstarted=self.unstarted)
 
 
 def parse_time(text: object) -> datetime | None:
@@ -52,6 +60,18 @@ def parse_time(text: object) -> datetime | None:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+def _startup_allowance(annotations: Mapping[str, Any]) -> float:
+    """Wall seconds the pod-running stage waits at most (sk-driver's startup delay)."""
+    total = 0.0
+    for key in (STARTUP_DELAY, STARTUP_DELAY_MAX):
+        value = annotations.get(key)
+        if value:
+            # One KWOK cannot read either makes the pod start at once: nothing to allow.
+            with contextlib.suppress(DriverInputError):
+                total += parse_duration(str(value), field=key, allow_zero=True) / 1000
+    return total
 
 
 def _scheduled_at(obj: Mapping[str, Any]) -> tuple[bool, datetime | None]:
@@ -99,6 +119,8 @@ class PodTracker:
             pod.node = str(node)
             pod.group = self._group_of(pod.node) or pod.group
         pod.phase = str((obj.get("status") or {}).get("phase") or "Pending")
+        pod.started = pod.started or pod.phase != "Pending"
+        pod.allowance_s = _startup_allowance(metadata.get("annotations") or {})
         if pod.finished is None and (deleted or pod.phase in TERMINAL):
             pod.finished = trace_s
         pod.live = not deleted
@@ -141,6 +163,18 @@ class PodTracker:
     def _adopt(self, metadata: Mapping[str, Any]) -> PodState | None:
         key = (str(metadata.get("namespace")), str(metadata.get("name")))
         return self._unfinished.pop(key, None)
+
+    def overdue(self, *, trace_s: float, grace_s: float, speed: float) -> list[PodState]:
+        """Live pods bound to a node that have not started ``grace_s`` trace seconds (plus
+        their own startup delay) after binding; each is returned, and flagged, once."""
+        found = []
+        for pod in self._pods.values():
+            if (pod.live and not pod.started and not pod.unstarted and pod.node
+                    and pod.scheduled is not None
+                    and trace_s - pod.scheduled > grace_s + pod.allowance_s * speed):
+                pod.unstarted = True
+                found.append(pod)
+        return found
 
     def counts(self) -> dict[str, int]:
         """Live pods per phase (Pending, Running, Succeeded, Failed)."""

@@ -31,8 +31,10 @@ from simkube.results.model import (
 T = TypeVar("T")
 
 
-def _rows(path: Path, columns: tuple[str, ...] | None) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line number, cells) of a CSV whose header starts right (or equals ``columns``)."""
+def _rows(path: Path, columns: tuple[str, ...] | None, *,
+          older: tuple[str, ...] = ()) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, cells) of a CSV whose header equals ``columns`` (or ``older``, the
+    header an earlier version wrote); any header when ``columns`` is None."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -43,7 +45,7 @@ def _rows(path: Path, columns: tuple[str, ...] | None) -> Iterator[tuple[int, di
     header = next(reader, None)
     if header is None:
         raise ResultsError(f"{path}: line 1: the file is empty (no header row)")
-    if columns is not None and tuple(header) != columns:
+    if columns is not None and tuple(header) not in (columns, older):
         raise ResultsError(f"{path}: line 1: header is {','.join(header)!r}, "
                            f"expected {','.join(columns)!r}")
     for number, cells in enumerate(reader, start=2):
@@ -94,14 +96,18 @@ def read_timeline(path: Path) -> list[TimelineRow]:
 
 
 def read_pods(path: Path) -> list[PodRow]:
-    return [PodRow(namespace=cells["namespace"], name=cells["name"],
-                   group=cells["group"] or None, node=cells["node"] or None,
-                   created_trace_s=_optional(path, line, cells, "created_trace_s"),
-                   scheduled_trace_s=_optional(path, line, cells, "scheduled_trace_s"),
-                   pending_s=_optional(path, line, cells, "pending_s"),
-                   finished_trace_s=_optional(path, line, cells, "finished_trace_s"),
-                   phase=cells["phase"])
-            for line, cells in _rows(path, files.POD_COLUMNS)]
+    """pods.csv, also as written before the ``bound_unstarted`` column existed."""
+    rows = []
+    for line, cells in _rows(path, files.POD_COLUMNS, older=files.LEGACY_POD_COLUMNS):
+        rows.append(PodRow(namespace=cells["namespace"], name=cells["name"],
+                           group=cells["group"] or None, node=cells["node"] or None,
+                           created_trace_s=_optional(path, line, cells, "created_trace_s"),
+                           scheduled_trace_s=_optional(path, line, cells, "scheduled_trace_s"),
+                           pending_s=_optional(path, line, cells, "pending_s"),
+                           finished_trace_s=_optional(path, line, cells, "finished_trace_s"),
+                           phase=cells["phase"],
+                           bound_unstarted=cells.get("bound_unstarted") == "true"))
+    return rows
 
 
 def read_scaling(path: Path) -> list[ScalingRow]:

@@ -2,7 +2,8 @@
 
 Three list+watch loops (fake Nodes, Pods in the run's virtual namespaces, cluster-autoscaler
 Events) update small in-memory trackers; every ``interval`` wall seconds a sample of them
-becomes a timeline row (and scaling rows for changed node counts), flushed at once. Pods and a
+becomes a timeline row (and scaling rows for changed node counts), flushed at once, and pods
+bound to a node but not started in time are flagged (``starting.py``). Pods and a
 ``Running`` summary are checkpointed every ``checkpoint`` seconds; ``stop()`` writes the final
 row, pods.csv and summary.json. ``start()`` on a directory that already holds a run (a
 restarted sk-ctrl) continues it: wall time from the recorded start, trace time and cumulative
@@ -20,7 +21,7 @@ from typing import Any
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
-from simkube.results import files, reading
+from simkube.results import files, reading, starting
 from simkube.results.autoscaler_events import (
     COMPONENT,
     AutoscalerEvents,
@@ -52,7 +53,8 @@ class Recorder:
                  namespace_prefix: str, groups: Mapping[str, float],
                  trace_clock: Callable[[], float], speed: float, interval: float = 1.0,
                  checkpoint: float = 30.0, monotonic: Callable[[], float] = time.monotonic,
-                 now: Callable[[], datetime] = utc_now) -> None:
+                 now: Callable[[], datetime] = utc_now,
+                 start_grace_s: float = starting.DEFAULT_GRACE_S) -> None:
         if speed <= 0 or interval <= 0:
             raise ValueError("speed and interval must be > 0")
         self.run_dir = Path(run_dir)
@@ -65,6 +67,8 @@ class Recorder:
         self._speed = float(speed)
         self._interval = interval
         self._checkpoint = checkpoint
+        self._start_grace_s = start_grace_s
+        self._nudges: set[asyncio.Task[None]] = set()
         self._monotonic = monotonic
         self._now = now
         self._nodes = NodeTracker()
@@ -132,9 +136,9 @@ class Recorder:
                 return self._summary
             if not self._started:
                 raise ResultsError(f"the recorder of {self.run_dir} was never started")
-            for task in self._tasks:
+            for task in (*self._tasks, *self._nudges):
                 task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await asyncio.gather(*self._tasks, *self._nudges, return_exceptions=True)
             self._sample()
             self._close_files()
             self._summary = await asyncio.to_thread(self._write_summary, state=state,
@@ -199,9 +203,19 @@ class Recorder:
             await asyncio.sleep(max(next_at - loop.time(), 0.0))
             next_at = max(next_at + self._interval, loop.time())
             self._sample()
+            self._check_started()
             if loop.time() >= next_checkpoint:
                 next_checkpoint = loop.time() + self._checkpoint
                 await asyncio.to_thread(self._write_summary, state="Running", final=False)
+
+    def _check_started(self) -> None:
+        """Flag and nudge pods bound to a node that have not started (results/starting.py)."""
+        for pod in self._pods.overdue(trace_s=self._clock.trace_s(),
+                                      grace_s=self._start_grace_s, speed=self._speed):
+            task = asyncio.create_task(starting.nudge(
+                self._kube, pod, when=rfc3339(self._now()), grace_s=self._start_grace_s))
+            self._nudges.add(task)
+            task.add_done_callback(self._nudges.discard)
 
     def _write_summary(self, *, state: str, final: bool,
                        driver: Mapping[str, Any] | None = None) -> RunSummary:

@@ -28,6 +28,9 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, TIME_DIGITS)
 
 
+UNSTARTED_NAMES = 50  # names kept in summary.json; pods.csv flags every one
+
+
 def driver_summary(driver: Mapping[str, Any] | None) -> DriverSummary:
     driver = driver or {}
 
@@ -46,6 +49,7 @@ def pods_summary(pods: Sequence[PodRow], timeline: Sequence[TimelineRow]) -> Pod
     pending = [pod.pending_s for pod in pods if pod.pending_s is not None]
     scheduled = sum(1 for pod in pods if pod.scheduled_trace_s is not None)
     waited = _unscheduled_waits(pods, run_end_s=timeline[-1].trace_s if timeline else None)
+    unstarted = [f"{pod.namespace}/{pod.name}" for pod in pods if pod.bound_unstarted]
     return PodsSummary(
         seen=len(pods), scheduled=scheduled, never_scheduled=len(pods) - scheduled,
         succeeded=sum(1 for pod in pods if pod.phase == "Succeeded"),
@@ -57,7 +61,9 @@ def pods_summary(pods: Sequence[PodRow], timeline: Sequence[TimelineRow]) -> Pod
         peak_pending=max((row.pods_pending for row in timeline), default=0),
         peak_running=max((row.pods_running for row in timeline), default=0),
         unscheduled_wait_p50_s=_round(percentile(waited, p=50)),
-        unscheduled_wait_max_s=_round(max(waited, default=None)))
+        unscheduled_wait_max_s=_round(max(waited, default=None)),
+        bound_never_started=len(unstarted),
+        bound_never_started_pods=unstarted[:UNSTARTED_NAMES])
 
 
 def _unscheduled_waits(pods: Sequence[PodRow], *, run_end_s: float | None) -> list[float]:

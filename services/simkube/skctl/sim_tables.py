@@ -90,4 +90,7 @@ def print_details(simulation: dict[str, Any]) -> None:
                           _clock(run.get("startTime")), _clock(run.get("endTime")),
                           str(run.get("message") or "")[:60])
         console.print(table)
+        for run in runs:
+            if run.get("warning"):
+                console.print(f"[yellow]warning:[/] run {run.get('run')}: {run['warning']}")
 
