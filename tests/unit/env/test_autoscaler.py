@@ -101,3 +101,23 @@ def test_without_any_binary_the_error_names_both_ways(tmp_path: Path,
     assert "--autoscaler-binary" in str(caught.value.hint)
     assert BINARY_ENV in str(caught.value.hint)
     assert autoscaler.DOCS in str(caught.value.hint)
+
+
+def test_extra_flags_replace_the_tuning_by_name_and_keep_its_order() -> None:
+    flags = autoscaler.merge_flags(("--expander=price", "--new-pod-scale-up-delay=5s"))
+    assert "--expander=price" in flags
+    assert "--expander=least-waste" not in flags
+    assert flags.index("--expander=price") == list(autoscaler.DEFAULT_FLAGS).index(
+        "--expander=least-waste")
+    assert flags[-1] == "--new-pod-scale-up-delay=5s"
+
+
+@pytest.mark.parametrize(("flag", "message"), [
+    ("expander=price", "is not of the form --name=value"),
+    ("--expander", "is not of the form --name=value"),
+    ("--kubeconfig=/tmp/other", "wires CA to this environment"),
+    ("--cloud-provider=aws", "wires CA to this environment"),
+])
+def test_bad_or_wiring_flags_are_refused(flag: str, message: str) -> None:
+    with pytest.raises(EnvironmentStateError, match=message):
+        autoscaler.merge_flags((flag,))
