@@ -37,25 +37,20 @@ async def run_until_running(api: client.ApiClient, app: str, pods: int) -> None:
                      what=f"{pods} pods of {app} Running")
 
 
-async def test_the_price_expander_picks_the_cheaper_group(make_env: Any) -> None:
-    env = make_env([group("cheap", cpu=4, price=0.10, **SHARED),
-                    group("dear", cpu=4, price=0.40, **SHARED)],
-                   "--autoscaler-flag=--expander=price")
+# For least-waste the tight group is the dearer one, so a price-driven choice would pick the
+# other: each expander must pick a different group than the other one would.
+@pytest.mark.parametrize(("expander", "groups", "chosen"), [
+    ("price", [("cheap", 4, 0.10), ("dear", 4, 0.40)], "cheap"),
+    ("least-waste", [("tight", 4, 0.40), ("loose", 16, 0.20)], "tight"),
+])
+async def test_each_expander_picks_its_group(make_env: Any, expander: str,
+                                             groups: list[tuple[str, int, float]],
+                                             chosen: str) -> None:
+    env = make_env([group(name, cpu=cpu, price=price, **SHARED) for name, cpu, price in groups],
+                   f"--autoscaler-flag=--expander={expander}")
     async with await connect(env) as api:
-        sampler = Sampler(api)
-        await run_until_running(api, "priced", 4)
-        assert await sampler.counts() == {"cheap": 1}
-
-
-async def test_the_least_waste_expander_picks_the_tighter_group(make_env: Any) -> None:
-    # The tight group is the dearer one, so a price-driven choice would pick the other.
-    env = make_env([group("tight", cpu=4, price=0.40, **SHARED),
-                    group("loose", cpu=16, price=0.20, **SHARED)],
-                   "--autoscaler-flag=--expander=least-waste")
-    async with await connect(env) as api:
-        sampler = Sampler(api)
-        await run_until_running(api, "snug", 4)
-        assert await sampler.counts() == {"tight": 1}
+        await run_until_running(api, f"by-{expander}", 4)
+        assert await Sampler(api).counts() == {chosen: 1}
 
 
 async def test_a_stockout_backs_the_group_off_and_ca_falls_back(make_env: Any) -> None:

@@ -8,8 +8,10 @@ an ``up`` that was killed midway.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -151,7 +153,9 @@ def _teardown(env: state.EnvState, *, keep_logs: bool = False) -> None:
     shutil.rmtree(env.directory, ignore_errors=True)
 
 
-def down(name: str) -> state.EnvState:
+@contextlib.contextmanager
+def running(name: str) -> Iterator[state.EnvState]:
+    """The running environment ``name``, locked for as long as the block runs."""
     directory = env_dir(name)
     if not state.state_path(directory).is_file():
         raise unknown_environment(name)
@@ -159,6 +163,11 @@ def down(name: str) -> state.EnvState:
         existing = state.load(directory)
         if existing is None:
             raise unknown_environment(name)
+        yield existing
+
+
+def down(name: str) -> state.EnvState:
+    with running(name) as existing:
         _teardown(existing)
         return existing
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.env import health, processes, state
-from simkube.env.lifecycle import unknown_environment
-from simkube.env.paths import env_dir
+from simkube.env.lifecycle import running
 from simkube.env.startup import last_lines
 
 HEALTH_TIMEOUT = 90.0
@@ -24,13 +23,7 @@ HEALTH_TIMEOUT = 90.0
 
 def restart(name: str, component: str, *, kill: bool = False) -> state.ComponentRecord:
     """Stop ``component`` (SIGKILL when ``kill``) and start it again; its new record."""
-    directory = env_dir(name)
-    if not state.state_path(directory).is_file():
-        raise unknown_environment(name)
-    with state.locked(directory, name=name):
-        env = state.load(directory)
-        if env is None:
-            raise unknown_environment(name)
+    with running(name) as env:
         record = env.component(component)
         if record is None or not record.argv:
             known = ", ".join(c.name for c in env.components if c.argv)
