@@ -26,7 +26,8 @@ pytestmark = pytest.mark.e2e
 
 
 async def record(kube: KubeClient, results: Path, simulation: str, *, prefix: str,
-                 started: float, stuck_pod: dict[str, object] | None) -> None:
+                 stuck_pod: dict[str, object] | None) -> None:
+    started = time.monotonic()  # each run's trace time starts at 0, so compare can align them
     recorder = Recorder(kube=kube, run_dir=run_dir(results, simulation, 1),
                         simulation=simulation, run=1, namespace_prefix=prefix, groups={},
                         trace_clock=lambda: time.monotonic() - started, speed=1.0,
@@ -52,12 +53,10 @@ async def test_a_pod_kwok_never_starts_is_counted_named_and_compared(
            "spec": {"nodeName": node, "tolerations": [FAKE_TOLERATION],
                     "containers": [{"name": "c", "image": "registry.example/c:1"}]}}
     results = tmp_path / "results"
-    started = time.monotonic()
     api = KubeClient(kube)
     try:
-        await record(api, results, "stuck", prefix=prefix, started=started, stuck_pod=pod)
-        await record(api, results, "calm", prefix=f"calm{os.getpid()}", started=started,
-                     stuck_pod=None)
+        await record(api, results, "stuck", prefix=prefix, stuck_pod=pod)
+        await record(api, results, "calm", prefix=f"calm{os.getpid()}", stuck_pod=None)
         seen = await core.read_namespaced_pod("web-0", namespace)
         assert NUDGE_ANNOTATION in (seen.metadata.annotations or {})
         assert seen.status.phase == "Pending"
