@@ -49,8 +49,11 @@ class Harness:
 
     def write_config(self, groups: list[dict[str, Any]]) -> Path:
         path = self.directory / "config.yaml"
+        # Instant provisioning: these tests are about the RPCs, not about time (the
+        # provisioning unit tests and the autoscaler tier time it).
         path.write_text(yaml.safe_dump({"namespace": self.namespace,
                                         "infraNode": f"infra-{self.namespace}",
+                                        "provisioning": {"delay": "0s", "readyAfter": "0s"},
                                         "nodeGroups": groups}))
         (self.directory / "m5.yaml").write_text(PRODUCTION_NODE.read_text())
         return path
