@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from simkube.core.durations import DurationError, parse_seconds
 from simkube.core.errors import ConfigError
 
 _MISSING: Any = object()
@@ -82,6 +83,20 @@ class Section:
         if not low <= value <= high:
             raise self.error(key, f"must be between {low:g} and {high:g}, not {value:g}")
         return value
+
+    def seconds(self, key: str) -> float:
+        """A duration (``10m``, ``1h30m``, ``0``, or a number of seconds) in seconds."""
+        raw = self.get(key, (str, int, float), what="a duration like 60s, 10m or 1h30m")
+        if isinstance(raw, bool):
+            raise self.error(key, f"{raw!r} is not a duration like 60s, 10m or 1h30m")
+        if not isinstance(raw, str):
+            if raw < 0:
+                raise self.error(key, f"{raw!r} is negative; durations count forward")
+            return float(raw)
+        try:
+            return parse_seconds(raw, field=self.where(key))
+        except DurationError:
+            raise self.error(key, f"{raw!r} is not a duration like 60s, 10m or 1h30m") from None
 
     def boolean(self, key: str, *, default: Any = _MISSING) -> bool:
         value: bool = self.get(key, bool, default=default, what="true or false")

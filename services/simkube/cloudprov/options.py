@@ -8,7 +8,6 @@ as in CA's flags (``10m``, ``1h30m``, ``45s``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
@@ -16,9 +15,6 @@ from typing import Any
 
 from simkube.cloudprov.fields import Section
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
-
-DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
 class Option(StrEnum):
@@ -56,17 +52,6 @@ class Overrides:
         return options
 
 
-def parse_duration(text: str) -> timedelta | None:
-    """A Go-style duration (``1h30m``, ``90s``, ``0``); None if it is not one."""
-    text = text.strip()
-    if text == "0":
-        return timedelta(0)
-    parts = DURATION_PART.findall(text)
-    if not parts or "".join(n + u for n, u in parts) != text:
-        return None
-    return timedelta(seconds=sum(float(n) * UNIT_SECONDS[u] for n, u in parts))
-
-
 def parse_overrides(data: Any, *, owner: str) -> Overrides:
     section = Section(data, owner=owner, field="options")
     section.check_keys(list(Option))
@@ -79,9 +64,5 @@ def parse_overrides(data: Any, *, owner: str) -> Overrides:
             values[flag] = section.boolean(flag)
     for option in DURATIONS:
         if section.has(option):
-            raw = section.get(option, (str, int), what="a duration like 10m")
-            duration = parse_duration(raw) if isinstance(raw, str) else timedelta(seconds=raw)
-            if duration is None or duration < timedelta(0):
-                raise section.error(option, f"{raw!r} is not a duration like 10m, 1h30m or 45s")
-            values[option] = duration
+            values[option] = timedelta(seconds=section.seconds(option))
     return Overrides(values=values)

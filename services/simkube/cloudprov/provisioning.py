@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
-from datetime import timedelta
 from typing import Any
 
 from simkube.cloudprov.fields import Section
-from simkube.cloudprov.options import parse_duration
 
 KEYS = ("delay", "readyAfter", "jitter", "capacity")
 DEFAULT_DELAY = 60.0
@@ -71,15 +69,7 @@ def parse_provisioning(data: Any, *, owner: str, field: str,
     for key, attribute in (("delay", "delay"), ("readyAfter", "ready_after"),
                            ("jitter", "jitter")):
         if section.has(key):
-            changes[attribute] = _seconds(section, key)
+            changes[attribute] = section.seconds(key)
     if section.has("capacity"):
         changes["capacity"] = section.integer("capacity")
     return replace(defaults, **changes)
-
-
-def _seconds(section: Section, key: str) -> float:
-    raw = section.get(key, (str, int, float), what="a duration like 60s or 2m")
-    duration = parse_duration(raw) if isinstance(raw, str) else timedelta(seconds=raw)
-    if duration is None or duration < timedelta(0):
-        raise section.error(key, f"{raw!r} is not a duration like 60s, 2m or 1m30s")
-    return duration.total_seconds()

@@ -14,9 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from simkube.core.durations import DurationError, parse_duration
 from simkube.core.errors import SimkubeError
-from simkube.driver.durations import parse_duration
-from simkube.driver.errors import DriverInputError
 
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 MAX_PREFIX = 40  # room for "-<namespace>" within a 63-character namespace name
@@ -80,7 +79,7 @@ def _duration(value: Any, *, field: str, allow_zero: bool = True) -> str:
         return ""
     try:
         parse_duration(str(value), field=field, allow_zero=allow_zero)
-    except DriverInputError as exc:
+    except DurationError as exc:
         raise SpecError(exc.message) from None
     return str(value)
 

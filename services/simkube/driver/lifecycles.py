@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from simkube.driver.durations import go_duration
+from simkube.core.durations import go_duration
 from simkube.driver.names import POD_LIFETIME, POD_LIFETIME_MAX
 from simkube.trace import PodLifecycle, PodRun
 

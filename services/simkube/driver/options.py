@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from simkube.core.durations import parse_duration
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
-from simkube.driver.durations import parse_duration
 from simkube.driver.errors import DriverInputError
 from simkube.driver.names import FAKE_NODE_KEY
 

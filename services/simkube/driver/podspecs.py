@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from simkube.driver.durations import go_duration
+from simkube.core.durations import go_duration
 from simkube.driver.names import SIMULATION_LABEL, STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.driver.options import Placement, PodTiming
 from simkube.trace import KubeObject

@@ -13,11 +13,11 @@ from typing import Any, TypeVar
 
 import grpc
 
+from simkube.core.durations import parse_duration
 from simkube.core.errors import ConfigError, SimkubeError
 from simkube.core.kubeapi import ApiError
 from simkube.core.logs import get_logger
 from simkube.driver import sources
-from simkube.driver.durations import parse_duration
 from simkube.driver.errors import (
     DriverInputError,
     SimulationConflictError,

@@ -14,7 +14,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from simkube.driver.durations import human_duration
+from simkube.core.durations import human_duration
 from simkube.driver.progress import ProgressSnapshot, SimulationState
 
 LINE_INTERVAL = 10.0

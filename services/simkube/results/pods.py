@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from simkube.driver.durations import parse_duration
-from simkube.driver.errors import DriverInputError
+from simkube.core.durations import DurationError, parse_duration
 from simkube.driver.names import STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.results.model import PodRow
 
@@ -69,7 +68,7 @@ def _startup_allowance(annotations: Mapping[str, Any]) -> float:
         value = annotations.get(key)
         if value:
             # One KWOK cannot read either makes the pod start at once: nothing to allow.
-            with contextlib.suppress(DriverInputError):
+            with contextlib.suppress(DurationError):
                 total += parse_duration(str(value), field=key, allow_zero=True) / 1000
     return total
 

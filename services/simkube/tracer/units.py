@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from simkube.core.durations import parse_seconds
 from simkube.core.errors import ConfigError
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w)")
-_DURATION_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|K|M|G|T)?$",
                    re.IGNORECASE)
 _SIZE_FACTOR = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
@@ -22,15 +21,8 @@ _SIZE_FACTOR = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
 
 
 def parse_duration(text: str, *, what: str) -> float:
-    """Seconds in ``1h30m``, ``7d``, ``500ms``; ``0`` means zero."""
-    value = str(text).strip()
-    if value == "0":
-        return 0.0
-    parts = _DURATION_PART.findall(value)
-    if not value or "".join(number + unit for number, unit in parts) != value:
-        raise ConfigError(f"{what} {text!r} is not a duration; write e.g. 30s, 15m, 12h, 7d "
-                          "or 1h30m")
-    return sum(float(number) * _DURATION_SECONDS[unit] for number, unit in parts)
+    """Seconds in ``1h30m``, ``7d``, ``500ms``; ``0`` means zero (``core.durations``)."""
+    return parse_seconds(str(text), field=what)
 
 
 def parse_size(text: str, *, what: str) -> int:

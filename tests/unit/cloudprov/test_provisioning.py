@@ -48,7 +48,7 @@ def test_groups_inherit_the_top_level_settings_and_override_single_keys() -> Non
 
 @pytest.mark.parametrize(("text", "message"), [
     ("provisioning: {delay: soon}", "provisioning.delay: 'soon' is not a duration"),
-    ("provisioning: {readyAfter: -5}", "provisioning.readyAfter: -5 is not a duration"),
+    ("provisioning: {readyAfter: -5}", "provisioning.readyAfter: -5 is negative"),
     ("provisioning: {capacity: -1}", "provisioning.capacity: must be between 0"),
     ("provisioning: {dealy: 1m}", "unknown field (did you mean 'delay'?)"),
     ("provisioning: 60s", "provisioning: must be a mapping"),

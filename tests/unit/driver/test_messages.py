@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from simkube.core.durations import DurationError
 from simkube.driver.errors import DriverInputError
 from simkube.driver.messages import options_from_request, progress_to_proto, tracer_spec
 from simkube.driver.progress import FailureRecord, Operation, ProgressSnapshot, SimulationState
@@ -44,7 +45,7 @@ def test_every_field_is_used() -> None:
      "pod_timing.startup_delay"),
 ])
 def test_errors_use_proto_field_names(request_fields: dict[str, object], field: str) -> None:
-    with pytest.raises(DriverInputError) as caught:
+    with pytest.raises((DriverInputError, DurationError)) as caught:
         options_from_request(driver_pb2.StartSimulationRequest(**request_fields))  # type: ignore[arg-type]
     assert caught.value.field == field
 

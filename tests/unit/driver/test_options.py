@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from simkube.core.durations import DurationError
 from simkube.driver.errors import DriverInputError
 from simkube.driver.options import (
     DEFAULT_CONCURRENCY,
@@ -67,7 +68,7 @@ def test_bad_values_name_their_field(fields: dict[str, object], field: str, word
              "prefix": "--prefix", "max_concurrency": "--concurrency",
              "node_selector": "--node-selector", "startup_delay": "--startup-delay"}
     arguments: dict[str, object] = {"name": "sim", **fields}
-    with pytest.raises(DriverInputError, match=words) as caught:
+    with pytest.raises((DriverInputError, DurationError), match=words) as caught:
         build_options(**arguments, field_names=names)  # type: ignore[arg-type]
     assert caught.value.field == field
 

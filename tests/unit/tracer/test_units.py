@@ -21,7 +21,7 @@ def test_durations_and_sizes() -> None:
 
 @pytest.mark.parametrize("text", ["7 days", "1h-", "h", "", "-5m"])
 def test_bad_durations(text: str) -> None:
-    with pytest.raises(ConfigError, match=r"--retention-age .* is not a duration"):
+    with pytest.raises(ConfigError, match=r"--retention-age .*(not a duration|empty|negative)"):
         parse_duration(text, what="--retention-age")
 
 

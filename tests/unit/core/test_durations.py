@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from simkube.driver.durations import go_duration, human_duration, parse_duration
-from simkube.driver.errors import DriverInputError
+from simkube.core.durations import DurationError, go_duration, human_duration, parse_duration
 
 pytestmark = pytest.mark.unit
 
@@ -17,17 +16,17 @@ def test_durations(text: str, ms: int) -> None:
 
 @pytest.mark.parametrize(("text", "words"), [
     ("", "is empty"), ("90", "not a duration"), ("5 minutes", "not a duration"),
-    ("-5s", "negative"), ("0s", "zero"), ("10d", "not a duration"), ("s", "not a duration"),
+    ("-5s", "negative"), ("0s", "zero"), ("s", "not a duration"),
     ("9000h", "longer than a year")])
 def test_bad_durations_name_the_field(text: str, words: str) -> None:
-    with pytest.raises(DriverInputError, match=words) as caught:
+    with pytest.raises(DurationError, match=words) as caught:
         parse_duration(text, field="--duration")
     assert caught.value.field == "--duration"
     assert "--duration" in str(caught.value)
 
 
 def test_a_bare_number_gets_a_hint() -> None:
-    with pytest.raises(DriverInputError) as caught:
+    with pytest.raises(DurationError) as caught:
         parse_duration("90", field="duration")
     assert caught.value.hint == "add a unit: s, m, h or ms"
 
