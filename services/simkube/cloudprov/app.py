@@ -25,6 +25,7 @@ from simkube.cloudprov.naming import GROUP_LABEL, MANAGED_BY_LABEL, MANAGER, OWN
 from simkube.cloudprov.reconciling import Reconciler
 from simkube.cloudprov.scaling import Scaler
 from simkube.cloudprov.servicer import CloudProviderServicer
+from simkube.cloudprov.timescale import RunTimescale
 from simkube.cloudprov.watching import Watch
 from simkube.core.errors import SimkubeError
 from simkube.core.logs import get_logger
@@ -84,7 +85,10 @@ class CloudProvider:
         ]
         await self._synced(watches)
         # The reconciler's first pass creates missing group Deployments (at minSize).
-        self._spawn(Reconciler(api=self.api, index=index, config=config).run())
+        timescale = RunTimescale()
+        self._spawn(timescale.follow(api=self.api, namespace=ns))
+        self._spawn(Reconciler(api=self.api, index=index, config=config,
+                               timescale=timescale).run())
         await self._deployments()
         for group, state in index.groups.items():
             spec = config.groups[group]
@@ -100,7 +104,8 @@ class CloudProvider:
                             ready_after=spec.provisioning.ready_after)
         self._scaler = scaler = Scaler(api=self.api, index=index, config=config)
         await scaler.recover()
-        servicer = CloudProviderServicer(config=config, index=index, scaler=scaler)
+        servicer = CloudProviderServicer(config=config, index=index, scaler=scaler,
+                                         timescale=timescale)
 
         def register(server: grpc.aio.Server) -> Sequence[str]:
             pb_grpc.add_CloudProviderServicer_to_server(servicer, server)

@@ -41,12 +41,15 @@ DURATIONS = {Option.SCALE_DOWN_UNNEEDED_DURATION: "scaleDownUnneededDuration",
 class Overrides:
     values: dict[Option, float | bool | timedelta]
 
-    def apply(self, defaults: pb.NodeGroupAutoscalingOptions) -> pb.NodeGroupAutoscalingOptions:
+    def apply(self, defaults: pb.NodeGroupAutoscalingOptions, *,
+              speed: float = 1.0) -> pb.NodeGroupAutoscalingOptions:
+        """CA's ``defaults`` (already wall time) with the overrides, durations (trace time)
+        divided by the run's ``speed``."""
         options = pb.NodeGroupAutoscalingOptions()
         options.CopyFrom(defaults)
         for option, value in self.values.items():
             if isinstance(value, timedelta):
-                getattr(options, DURATIONS[option]).FromTimedelta(value)
+                getattr(options, DURATIONS[option]).FromTimedelta(value / speed)
             else:
                 setattr(options, option.value, value)
         return options

@@ -10,20 +10,19 @@ timing (issue #11). So each group has provisioning settings:
   instance is ``instanceCreating`` under its future provider id.
 * ``readyAfter``: Node created NotReady (tainted ``node.kubernetes.io/not-ready`` as a
   kubelet registers it) → Ready, played by KWOK's ``node-ready`` stage from an annotation.
-* ``jitter``: up to this much more ``delay``, spread by the instance's name so a restart of
-  sk-cloudprov recomputes the same due time.
+* ``jitter``: up to this much more ``delay``, drawn from the run's seed (``timescale.py``) so
+  two runs of one Simulation get the same delays in the same order.
 * ``capacity``: the group (its zone) supplies at most this many nodes; instances beyond it
   fail with CA's ``OutOfResources`` error class, and CA backs the group off.
 
 A group's first ``minSize`` instances are its baseline, present as in the cluster the trace
 came from, so they come at once; only instances beyond it (what an autoscaler asked for)
-wait. Durations are wall seconds here; the simulated-time issue (#12) scales them by the
-run's speed, and this dataclass is the one place that holds them.
+wait. Durations are trace seconds here, as on a real cloud; the reconciler divides them by the
+run's speed (``timescale.py``, ``core.simtime``) when it waits.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -43,12 +42,9 @@ class Provisioning:
     jitter: float = 0.0
     capacity: int | None = None
 
-    def delay_for(self, name: str) -> float:
-        """``delay`` plus this instance's share of ``jitter`` (stable for a given name)."""
-        if not self.jitter:
-            return self.delay
-        digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
-        return self.delay + self.jitter * int.from_bytes(digest) / 2**64
+    def delay_for(self, share: float) -> float:
+        """``delay`` plus ``share`` (in [0, 1), drawn per instance) of ``jitter``; trace s."""
+        return self.delay + self.jitter * share
 
     def allows(self, nodes: int) -> bool:
         """Whether one more Node fits when the group already has ``nodes``."""

@@ -26,6 +26,7 @@ from simkube.cloudprov.index import ClusterIndex, GroupState, PodEntry
 from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import OWNER_LABEL
+from simkube.cloudprov.timescale import RunTimescale
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -40,10 +41,12 @@ def cidr_for_slot(slot: int) -> str:
 
 class Reconciler:
     def __init__(self, *, api: KubeApi, index: ClusterIndex, config: CloudConfig,
-                 resync: float = 30.0, retry: float = 2.0) -> None:
+                 timescale: RunTimescale | None = None, resync: float = 30.0,
+                 retry: float = 2.0) -> None:
         self._api = api
         self._index = index
         self._config = config
+        self._timescale = timescale or RunTimescale()
         self._resync = resync
         self._retry = retry
         self._dirty: set[tuple[str, str]] = set()
@@ -120,7 +123,9 @@ class Reconciler:
         nodes += sum(1 for g, _ in self._creating if g == group)
         baseline = nodes < spec.min_size  # the group's minimum is there from the start
         if not baseline:
-            wait = pod.created + spec.provisioning.delay_for(pod.name) - time.time()
+            share = self._timescale.share(group=group, instance=pod.name)
+            delay = self._timescale.to_wall(spec.provisioning.delay_for(share))
+            wait = pod.created + delay - time.time()
             if wait > 0:
                 self._wake_later(group, pod.name, wait)
                 return
@@ -130,7 +135,8 @@ class Reconciler:
             self._index.fail(group, pod.name)
             return
         self._creating.add((group, pod.name))
-        ready_after = 0.0 if baseline else spec.provisioning.ready_after
+        ready_after = (0.0 if baseline
+                       else self._timescale.to_wall(spec.provisioning.ready_after))
         self._spawn(group, pod.name, self._create_node(group, pod.name, ready_after))
 
     def _wake_later(self, group: str, name: str, seconds: float) -> None:

@@ -31,6 +31,7 @@ from simkube.cloudprov.naming import GROUP_LABEL, OWNER_LABEL, instance_name
 from simkube.cloudprov.nodeproto import encode_node
 from simkube.cloudprov.pricing import UnitPrices, price_over
 from simkube.cloudprov.scaling import Scaler
+from simkube.cloudprov.timescale import RunTimescale
 from simkube.core.logs import get_logger
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import (
@@ -63,8 +64,10 @@ def answers(method: Callable[[S, Req, Context], Awaitable[Resp]],
 
 
 class CloudProviderServicer(pb_grpc.CloudProviderServicer):
-    def __init__(self, *, config: CloudConfig, index: ClusterIndex, scaler: Scaler) -> None:
+    def __init__(self, *, config: CloudConfig, index: ClusterIndex, scaler: Scaler,
+                 timescale: RunTimescale | None = None) -> None:
         self._config = config
+        self._timescale = timescale or RunTimescale()
         self._index = index
         self._scaler = scaler
         self._templates = {g.id: encode_node(template_node(g, namespace=config.namespace))
@@ -220,4 +223,5 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
             await context.abort(grpc.StatusCode.UNIMPLEMENTED,
                                 f"node group {group.id!r} overrides no options; CA's own apply")
         return pb.NodeGroupAutoscalingOptionsResponse(
-            nodeGroupAutoscalingOptions=group.overrides.apply(request.defaults))
+            nodeGroupAutoscalingOptions=group.overrides.apply(
+                request.defaults, speed=self._timescale.scale.speed))

@@ -51,7 +51,8 @@ def set_aside_previous(simulation_dir: Path) -> Path | None:
 class RunRecorder:
     def __init__(self, *, kube: KubeClient, run_dir: Path, simulation: str, run: int,
                  namespace_prefix: str, groups: Mapping[str, float],
-                 trace_clock: Callable[[], float], speed: float) -> None:
+                 trace_clock: Callable[[], float], speed: float,
+                 timers: Mapping[str, Any] | None = None) -> None:
         self.run_dir = run_dir
         self.error: str | None = None
         self._recorder: Any = None
@@ -65,7 +66,7 @@ class RunRecorder:
         self._recorder = recorder_class(
             kube=kube, run_dir=run_dir, simulation=simulation, run=run,
             namespace_prefix=namespace_prefix, groups=dict(groups), trace_clock=trace_clock,
-            speed=speed)
+            speed=speed, timers=timers)
 
     async def start(self) -> bool:
         if self._recorder is None:

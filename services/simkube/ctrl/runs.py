@@ -31,6 +31,7 @@ from simkube.ctrl.names import run_name
 from simkube.ctrl.recording import RunRecorder, set_aside_previous, unstarted_warning
 from simkube.ctrl.spec import SimulationSpec, parse_spec
 from simkube.ctrl.statuses import ACTIVE, State, StatusWriter, condition, generation_of, now
+from simkube.ctrl.timing import TimerTarget, prepare_timers, restore_timers
 from simkube.gen.simkube.driver.v1 import driver_pb2
 
 log = get_logger(__name__)
@@ -48,6 +49,7 @@ class Deps:
     node_groups: str | None
     metrics: ControllerMetrics
     retry_budget: float = 60.0
+    timer_target: TimerTarget | None = None
 
 
 def driver_summary(progress: driver_pb2.SimulationProgress | None) -> dict[str, Any]:
@@ -97,6 +99,9 @@ class SimulationRun:
                 await self._cleanup(self._current)
         if self._recorder is not None:
             await self._recorder.stop(state="Cancelled", driver=driver_summary(self.progress))
+        with contextlib.suppress(Exception):
+            await restore_timers(self.deps.kube, target=self.deps.timer_target,
+                                 config=await self._groups(parse_spec(self.simulation)))
 
     async def emit(self, reason: str, message: str, *, warning: bool = False) -> None:
         await events.emit(self.deps.kube, self.simulation, reason=reason, message=message,
@@ -207,6 +212,11 @@ class SimulationRun:
             fields["startTime"] = entry["startTime"]
         await self.writer.write(**fields)
         await self.emit("Initializing", f"preparing run {number} of {spec.repetitions}")
+        timers = await prepare_timers(self.deps.kube, target=self.deps.timer_target,
+                                      spec=spec, config=config, run=name)
+        await self.writer.write(timers=timers.status)
+        for warning in timers.warnings:
+            await self.emit("TimerFloored", f"run {number}: {warning}", warning=True)
         if config is not None and spec.reset_node_groups:
             try:
                 await nodegroups.reset(self.deps.kube, config)
@@ -236,7 +246,8 @@ class SimulationRun:
             kube=self.deps.kube, run_dir=Path(entry["resultsDir"]), simulation=self.name,
             run=number, namespace_prefix=spec.namespace_prefix,
             groups=nodegroups.prices(config), speed=spec.speed,
-            trace_clock=lambda: self.progress.trace_time_ms / 1000 if self.progress else 0.0)
+            trace_clock=lambda: self.progress.trace_time_ms / 1000 if self.progress else 0.0,
+            timers=self.writer.status.get("timers"))
         self._recorder = recorder
         if not await recorder.start():
             await self.emit("RecorderFailed", recorder.error or "", warning=True)
@@ -283,6 +294,12 @@ class SimulationRun:
                                             f"{exc.message}") from None
 
     async def _finish(self, *, failure: str | None) -> None:
+        try:
+            await restore_timers(self.deps.kube, target=self.deps.timer_target,
+                                 config=await self._groups(parse_spec(self.simulation)))
+        except Exception as exc:  # the Simulation's outcome must still be written
+            log.exception("timers not restored", simulation=self.name)
+            failure = failure or f"the run finished but its timers were not restored: {exc}"
         state = State.FAILED if failure else State.FINISHED
         message = failure or f"{self.writer.status.get('completedRuns', 0)} run(s) finished"
         existing: list[Mapping[str, Any]] = self.writer.status.get("conditions") or []

@@ -24,6 +24,7 @@ from simkube.ctrl.metrics import ControllerMetrics
 from simkube.ctrl.names import DEFAULT_LEASE_NAMESPACE
 from simkube.ctrl.reconciling import Reconciler
 from simkube.ctrl.runs import Deps
+from simkube.ctrl.timing import AutoscalerDeployment, LocalEnvironment, TimerTarget
 from simkube.ctrl.watching import watch_simulations
 
 log = get_logger(__name__)
@@ -49,13 +50,28 @@ log = get_logger(__name__)
 @click.option("--metrics-listen", default=None, help="Prometheus /metrics address.")
 @click.option("--log-json/--log-console", default=None,
               help="Log format (default: console on a terminal, JSON otherwise).")
+@click.option("--env", "env_name", default=None, metavar="NAME",
+              help="Each run's timers go to this local environment's cluster-autoscaler, "
+                   "kube-scheduler and kube-controller-manager (restarted through its "
+                   "supervisor; docs/simulated-time.md).")
+@click.option("--autoscaler-deployment", default=None, metavar="NAMESPACE/NAME",
+              help="Each run's timers go to Cluster Autoscaler's Deployment (its args "
+                   "patched, the rollout awaited), in a cluster.")
 @click.option("--retry-budget", type=float, default=60.0, show_default=True,
               help="Seconds an unreachable sk-driver is retried before a simulation fails.")
 def serve_command(*, driver_address: str, driver_tls: bool, driver_ca: Path | None,
                   kubeconfig: Path | None, results_dir: Path, node_groups: str | None,
                   lease_namespace: str, listen: str, metrics_listen: str | None,
-                  log_json: bool | None, retry_budget: float) -> None:
+                  log_json: bool | None, retry_budget: float, env_name: str | None,
+                  autoscaler_deployment: str | None) -> None:
     """Run the Simulation controller until SIGTERM or SIGINT."""
+    if env_name and autoscaler_deployment:
+        raise click.UsageError("give --env or --autoscaler-deployment, not both")
+    if autoscaler_deployment is not None:
+        namespace, _, name = autoscaler_deployment.partition("/")
+        if not namespace or not name or "/" in name:
+            raise click.UsageError(f"--autoscaler-deployment {autoscaler_deployment!r}: "
+                                   "write NAMESPACE/NAME")
     if log_json is not None:
         level = (click.get_current_context().find_root().obj or {}).get("log_level", "info")
         configure_logging(level=level, json_output=log_json)
@@ -73,14 +89,22 @@ def serve_command(*, driver_address: str, driver_tls: bool, driver_ca: Path | No
                        driver_ca=driver_ca, kubeconfig=kubeconfig,
                        results_dir=results_dir.resolve(), node_groups=node_groups,
                        lease_namespace=lease_namespace, listen=listen,
-                       metrics_listen=metrics_listen, retry_budget=retry_budget))
+                       metrics_listen=metrics_listen, retry_budget=retry_budget,
+                       env_name=env_name, autoscaler_deployment=autoscaler_deployment))
 
 
 async def _serve(*, driver_address: str, driver_tls: bool, driver_ca: Path | None,
                  kubeconfig: Path | None, results_dir: Path, node_groups: str | None,
                  lease_namespace: str, listen: str, metrics_listen: str | None,
-                 retry_budget: float) -> None:
+                 retry_budget: float, env_name: str | None,
+                 autoscaler_deployment: str | None) -> None:
     kube = await KubeClient.connect(kubeconfig=kubeconfig)
+    target: TimerTarget | None = None
+    if env_name:
+        target = LocalEnvironment(env_name)
+    elif autoscaler_deployment:
+        namespace, _, name = autoscaler_deployment.partition("/")
+        target = AutoscalerDeployment(kube=kube, namespace=namespace, name=name)
     driver = DriverClient(address=driver_address, tls=driver_tls, ca_file=driver_ca)
     service = Service(name="sk-ctrl", listen=listen, metrics_listen=metrics_listen, grace=2)
     metrics = ControllerMetrics(service.metrics.registry)
@@ -90,7 +114,8 @@ async def _serve(*, driver_address: str, driver_tls: bool, driver_ca: Path | Non
         await lease.ensure()
         reconciler = Reconciler(deps=Deps(
             kube=kube, driver=driver, lease=lease, results_dir=results_dir,
-            node_groups=node_groups, metrics=metrics, retry_budget=retry_budget))
+            node_groups=node_groups, metrics=metrics, retry_budget=retry_budget,
+            timer_target=target))
         metrics.watch_simulations(lambda: reconciler.cache)
         await service.start(lambda _server: [])
         stop = asyncio.Event()

@@ -16,6 +16,8 @@ from typing import Any
 
 from simkube.core.durations import DurationError, parse_duration
 from simkube.core.errors import SimkubeError
+from simkube.core.simtime import TimerSettings
+from simkube.ctrl.timerspec import TimerSpecError, seed_of, timer_settings
 
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 MAX_PREFIX = 40  # room for "-<namespace>" within a 63-character namespace name
@@ -50,6 +52,8 @@ class SimulationSpec:
     node_groups: str | None  # None: sk-ctrl's --node-groups
     reset_node_groups: bool
     paused: bool
+    seed: int
+    timers: TimerSettings
 
 
 def parse_time(value: Any, *, field: str) -> int:
@@ -120,6 +124,7 @@ def _source(trace: dict[str, Any]) -> tuple[str | None, TracerWindow | None]:
 def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
     """The spec of ``simulation`` (a whole object) checked in full; ``SpecError`` otherwise."""
     spec = _mapping(simulation.get("spec"), field="spec")
+    name = str((simulation.get("metadata") or {}).get("name") or "")
     trace_url, tracer = _source(_mapping(spec.get("trace"), field="spec.trace"))
     prefix = str(spec.get("namespacePrefix") or "virtual")
     if not DNS_LABEL.fullmatch(prefix) or len(prefix) > MAX_PREFIX:
@@ -140,6 +145,10 @@ def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
     timing = _mapping(spec.get("podTiming"), field="spec.podTiming")
     groups = _mapping(spec.get("nodeGroups"), field="spec.nodeGroups")
     paused = spec.get("pausedTime")
+    try:
+        seed, timers = seed_of(spec, name=name), timer_settings(spec)
+    except TimerSpecError as exc:
+        raise SpecError(exc.message) from None
     if paused not in (None, ""):
         parse_time(paused, field="spec.pausedTime")
     return SimulationSpec(
@@ -153,4 +162,4 @@ def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
                                   field="spec.podTiming.lifetimeJitter"),
         node_groups=str(groups["config"]) if groups.get("config") else None,
         reset_node_groups=bool(groups.get("resetBeforeRun", True)),
-        paused=paused not in (None, ""))
+        paused=paused not in (None, ""), seed=seed, timers=timers)

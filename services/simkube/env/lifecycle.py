@@ -154,12 +154,12 @@ def _teardown(env: state.EnvState, *, keep_logs: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def running(name: str) -> Iterator[state.EnvState]:
+def running(name: str, *, wait: float = 0.0) -> Iterator[state.EnvState]:
     """The running environment ``name``, locked for as long as the block runs."""
     directory = env_dir(name)
     if not state.state_path(directory).is_file():
         raise unknown_environment(name)
-    with state.locked(directory, name=name):
+    with state.locked(directory, name=name, wait=wait):
         existing = state.load(directory)
         if existing is None:
             raise unknown_environment(name)

@@ -30,20 +30,28 @@ def restart(name: str, component: str, *, kill: bool = False) -> state.Component
             raise EnvironmentStateError(
                 f"environment {name!r} has no component {component!r} to restart",
                 hint=f"its components: {known}")
-        if kill:
-            _kill(record)
-        else:
-            processes.stop(record.pid, record.start_ticks)
-        pid, ticks = processes.start_detached(record.argv, log_path=Path(record.log),
-                                              cwd=Path(env.directory))
-        record.pid, record.start_ticks = pid, ticks
-        state.save(env)
+        return restart_record(env, record, kill=kill)
+
+
+def restart_record(env: state.EnvState, record: state.ComponentRecord, *,
+                   argv: list[str] | None = None, kill: bool = False) -> state.ComponentRecord:
+    """Restart ``record`` of the locked ``env`` (with ``argv`` when given) until healthy."""
+    if kill:
+        _kill(record)
+    else:
+        processes.stop(record.pid, record.start_ticks)
+    if argv is not None:
+        record.argv = argv
+    pid, ticks = processes.start_detached(record.argv, log_path=Path(record.log),
+                                          cwd=Path(env.directory))
+    record.pid, record.start_ticks = pid, ticks
+    state.save(env)
     ok, detail = health.wait_until(
         lambda: health.probe(record.health_url, verify=False), timeout=HEALTH_TIMEOUT,
         alive=lambda: processes.is_running(pid, ticks), interval=0.2)
     if not ok:
         raise EnvironmentStateError(
-            f"{component} did not become healthy after its restart: {detail}; last lines of "
+            f"{record.name} did not become healthy after its restart: {detail}; last lines of "
             f"{record.log}:\n{last_lines(record.log)}")
     return record
 

@@ -62,7 +62,8 @@ def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
     allocated = ServicePorts.from_list(free)
     results = results_dir(env.name)
     results.mkdir(parents=True, exist_ok=True)
-    specs = service_specs(layout=layout, ports=allocated, node_groups=node_groups,
+    specs = service_specs(env_name=env.name, layout=layout, ports=allocated,
+                          node_groups=node_groups,
                           results=results)
     # Started together, waited for in turn: the three only need the API server.
     for record in [_start(spec, layout, env) for spec in specs]:

@@ -76,7 +76,7 @@ def address(port: int) -> str:
     return f"{LOOPBACK}:{port}"
 
 
-def service_specs(*, layout: Layout, ports: ServicePorts, node_groups: Path,
+def service_specs(*, env_name: str, layout: Layout, ports: ServicePorts, node_groups: Path,
                   results: Path) -> list[ServiceSpec]:
     """sk-cloudprov, sk-driver and sk-ctrl; none needs another to start, so order is free."""
     kubeconfig = f"--kubeconfig={layout.admin_kubeconfig}"
@@ -95,6 +95,9 @@ def service_specs(*, layout: Layout, ports: ServicePorts, node_groups: Path,
              f"--metrics-listen={address(ports.driver_metrics)}", "--grace=10"),
         spec(Service.CTRL, "serve", f"--driver={address(ports.driver)}", kubeconfig,
              f"--results-dir={results}", f"--node-groups={node_groups}",
+             # Each run's timers: sk-ctrl restarts CA, scheduler and controller-manager
+             # through this environment's supervisor (env/retiming.py).
+             f"--env={env_name}",
              f"--listen={address(ports.ctrl)}",
              f"--metrics-listen={address(ports.ctrl_metrics)}", "--log-json"),
     ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -29,6 +30,8 @@ class ComponentRecord:
     health_url: str
     log: str
     argv: list[str] = field(default_factory=list)
+    # The command line it was started with, kept while a run's timers change ``argv``.
+    base_argv: list[str] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -75,19 +78,26 @@ def load(directory: Path) -> EnvState | None:
 
 
 @contextmanager
-def locked(directory: Path, *, name: str) -> Iterator[None]:
-    """Hold the environment's lock; fail at once, naming the holder, if someone else has it."""
+def locked(directory: Path, *, name: str, wait: float = 0.0) -> Iterator[None]:
+    """Hold the environment's lock; fail, naming the holder, if someone else has it for
+    longer than ``wait`` seconds (at once by default: a user should not wait silently)."""
     directory.mkdir(parents=True, exist_ok=True)
     lock_path = directory / "lock"
+    deadline = time.monotonic() + wait
     with lock_path.open("a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise EnvironmentStateError(
-                f"environment {name!r} is being changed by pid {holder}; try again when it is "
-                "done") from None
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() < deadline:
+                    time.sleep(0.2)
+                    continue
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                raise EnvironmentStateError(
+                    f"environment {name!r} is being changed by pid {holder}; try again when "
+                    "it is done") from None
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))

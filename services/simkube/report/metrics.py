@@ -121,7 +121,7 @@ def headlines(run: RunData) -> list[str]:
              + (f"; never scheduled ones waited up to "
                 f"{show('pods.unscheduled_wait_max_s', 'seconds')}"
                 if values.get("pods.unscheduled_wait_max_s") is not None else ""),
-             *_unstarted_warning(summary),
+             *_unstarted_warning(summary), *_timer_lines(summary),
              f"scale ups {_sum_groups(values, run.groups, 'scale_ups')}, "
              f"scale downs {_sum_groups(values, run.groups, 'scale_downs')}",
              f"driver: {show('driver.events_applied', 'count')}/"
@@ -139,6 +139,20 @@ def _unstarted_warning(summary: Mapping[str, Any]) -> list[str]:
     more = f" and {count - len(names)} more" if count > len(names) else ""
     return [f"WARNING: {count} pod(s) bound to a node but never started (the simulator's "
             f"fault, not the workload's): {', '.join(names)}{more}"]
+
+
+def _timer_lines(summary: Mapping[str, Any]) -> list[str]:
+    """Where the run's timers went, and every floor that stretched one (issue #12)."""
+    timers = summary.get("timers") or {}
+    if not isinstance(timers, Mapping) or not timers:
+        return []
+    lines = [f"timers ÷ speed applied to: {timers.get('appliedTo') or 'nothing'}"]
+    floored = [v for v in timers.get("values") or [] if isinstance(v, Mapping)
+               and v.get("floored")]
+    lines += [f"effective: {v.get('timer')} asked {v.get('traceTime')} of trace time, is "
+              f"{v.get('effectiveTraceTime')} (wall {v.get('wallTime')})" for v in floored]
+    lines += [f"WARNING: {warning}" for warning in timers.get("warnings") or []]
+    return lines
 
 
 def _sum_groups(values: Mapping[str, float | None], groups: Sequence[str], field: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from simkube.core.errors import SimkubeError
 
@@ -120,6 +121,8 @@ class RunSummary:
     autoscaler_events: int
     driver: DriverSummary = field(default_factory=DriverSummary)
     state: str = "Running"
+    # The run's timers: asked (trace time), given (wall), effective, and floor warnings.
+    timers: Mapping[str, Any] = field(default_factory=dict)
     schema: int = SCHEMA
 
 

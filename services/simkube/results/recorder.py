@@ -54,7 +54,8 @@ class Recorder:
                  trace_clock: Callable[[], float], speed: float, interval: float = 1.0,
                  checkpoint: float = 30.0, monotonic: Callable[[], float] = time.monotonic,
                  now: Callable[[], datetime] = utc_now,
-                 start_grace_s: float = starting.DEFAULT_GRACE_S) -> None:
+                 start_grace_s: float = starting.DEFAULT_GRACE_S,
+                 timers: Mapping[str, Any] | None = None) -> None:
         if speed <= 0 or interval <= 0:
             raise ValueError("speed and interval must be > 0")
         self.run_dir = Path(run_dir)
@@ -68,6 +69,7 @@ class Recorder:
         self._interval = interval
         self._checkpoint = checkpoint
         self._start_grace_s = start_grace_s
+        self._timers = dict(timers or {})
         self._nudges: set[asyncio.Task[None]] = set()
         self._monotonic = monotonic
         self._now = now
@@ -226,7 +228,7 @@ class Recorder:
             started_at=rfc3339(self._clock.started_at),
             finished_at=rfc3339(self._now()) if final else None, speed=self._speed,
             prices=self._prices, timeline=self._timeline.rows, scaling=self._scaling,
-            pods=pods, driver=driver, state=state)
+            pods=pods, driver=driver, state=state, timers=self._timers)
         files.write_summary(self.run_dir / files.SUMMARY, summary)
         return summary
 

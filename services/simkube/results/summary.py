@@ -98,7 +98,8 @@ def groups_summary(timeline: Sequence[TimelineRow], scaling: Sequence[ScalingRow
 def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str | None,
                 speed: float, prices: Mapping[str, float], timeline: Sequence[TimelineRow],
                 scaling: Sequence[ScalingRow], pods: Sequence[PodRow],
-                driver: Mapping[str, Any] | None, state: str) -> RunSummary:
+                driver: Mapping[str, Any] | None, state: str,
+                timers: Mapping[str, Any] | None = None) -> RunSummary:
     groups = groups_summary(timeline, scaling, prices=prices)
     first, last = (timeline[0], timeline[-1]) if timeline else (None, None)
     return RunSummary(
@@ -109,4 +110,4 @@ def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str 
         node_hours=round(sum(g.node_hours for g in groups.values()), MONEY_DIGITS),
         cost_usd=round(sum(g.cost_usd for g in groups.values()), MONEY_DIGITS),
         autoscaler_events=sum(1 for row in scaling if row.source == "autoscaler"),
-        driver=driver_summary(driver), state=state)
+        driver=driver_summary(driver), state=state, timers=dict(timers or {}))

@@ -65,6 +65,11 @@ class SimulationFailedError(SimkubeError):
 @click.option("--reset-node-groups/--no-reset-node-groups", default=None,
               help="Reset node groups to their minimum before each run [default: reset].")
 @click.option("--startup-delay", help="Delay before a replayed pod runs (KWOK stage).")
+@click.option("--seed", type=click.IntRange(min=0),
+              help="Seed of the runs' random draws [default: from the name].")
+@click.option("--timer", "timers", multiple=True, metavar="SECTION.NAME=DURATION",
+              help="A timer in trace time, e.g. clusterAutoscaler.scan-interval=10s or "
+                   "scheduler.podMaxBackoffSeconds=10 (repeatable; docs/simulated-time.md).")
 @click.option("--wait", is_flag=True, help="Follow the simulation until it ends.")
 @click.option("--timeout", type=click.FloatRange(min=1), help="Give up waiting after SECONDS.")
 @kubeconfig_option
@@ -74,14 +79,16 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
         start: str | None, end: str | None, namespaces: tuple[str, ...], speed: float | None,
         duration: str | None, repetitions: int | None, namespace_prefix: str | None,
         node_groups: str | None, reset_node_groups: bool | None, startup_delay: str | None,
-        wait: bool, timeout: float | None, kubeconfig: Path | None,
+        seed: int | None, timers: tuple[str, ...], wait: bool, timeout: float | None,
+        kubeconfig: Path | None,
         env_name: str | None) -> None:
     """Create a Simulation (one replay of a trace, maybe repeated); --wait follows it."""
     flags = sim_manifest.RunFlags(
         name=name, trace=trace, tracer=tracer, start=start, end=end, namespaces=namespaces,
         speed=speed, duration=duration, repetitions=repetitions,
         namespace_prefix=namespace_prefix, node_groups=node_groups,
-        reset_node_groups=reset_node_groups, startup_delay=startup_delay)
+        reset_node_groups=reset_node_groups, startup_delay=startup_delay, seed=seed,
+        timers=timers)
     if file is not None:
         given = [option for option, value in vars(flags).items()
                  if option != "name" and value not in (None, ())]
@@ -92,6 +99,8 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
     else:
         simulation = sim_manifest.from_flags(flags)
     name = simulation["metadata"]["name"]
+    for warning in sim_manifest.timer_warnings(simulation):
+        notes.print(f"[yellow]WARNING:[/] {warning}", highlight=False)
 
     async def action(kube: KubeClient) -> dict[str, Any]:
         await sim_client.create(kube, simulation)

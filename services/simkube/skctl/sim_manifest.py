@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from simkube.core import simtime
 from simkube.core.errors import ConfigError
 from simkube.ctrl import names
 from simkube.ctrl.spec import DNS_LABEL, SpecError, parse_spec
@@ -44,6 +45,29 @@ class RunFlags:
     node_groups: str | None = None
     reset_node_groups: bool | None = None
     startup_delay: str | None = None
+    seed: int | None = None
+    timers: tuple[str, ...] = ()  # SECTION.NAME=VALUE each, trace time
+
+
+SECTIONS = {"clusterAutoscaler": ("autoscaler", "clusterAutoscaler"),
+            "scheduler": ("scheduler",), "controllerManager": ("controllerManager",)}
+
+
+def _timer_sections(timers: tuple[str, ...]) -> dict[str, Any]:
+    """``--timer clusterAutoscaler.scan-interval=10s`` etc. as spec sections."""
+    spec: dict[str, Any] = {}
+    for given in timers:
+        key, equals, value = given.partition("=")
+        section, dot, name = key.partition(".")
+        if not equals or not dot or section not in SECTIONS or not name or not value:
+            raise ConfigError(f"--timer {given!r} is not SECTION.NAME=VALUE with SECTION one "
+                              f"of {', '.join(SECTIONS)}",
+                              hint="for example --timer clusterAutoscaler.scan-interval=10s")
+        place = spec
+        for step in SECTIONS[section]:
+            place = place.setdefault(step, {})
+        place[name] = value
+    return spec
 
 
 def default_name(trace: str, *, now: datetime.datetime | None = None) -> str:
@@ -102,6 +126,9 @@ def from_flags(flags: RunFlags) -> dict[str, Any]:
         spec["nodeGroups"] = groups
     if flags.startup_delay:
         spec["podTiming"] = {"startupDelay": flags.startup_delay}
+    if flags.seed is not None:
+        spec["seed"] = flags.seed
+    spec.update(_timer_sections(flags.timers))
     name = flags.name or default_name(flags.trace or flags.tracer or "sim")
     return checked({"apiVersion": names.API_VERSION, "kind": names.KIND,
                     "metadata": {"name": name}, "spec": spec})
@@ -129,6 +156,13 @@ def from_file(path: Path, *, name: str | None) -> dict[str, Any]:
     if not metadata.get("name"):
         raise ConfigError(f"{path} has no metadata.name; add one or pass --name")
     return checked(loaded)
+
+
+def timer_warnings(simulation: dict[str, Any]) -> list[str]:
+    """Floors that stretch one of the Simulation's timers more than twice at its speed."""
+    spec = parse_spec(simulation)
+    scaled = simtime.plan(speed=spec.speed, settings=spec.timers)
+    return [timer.describe() for timer in scaled.distorted()]
 
 
 def checked(simulation: dict[str, Any]) -> dict[str, Any]:

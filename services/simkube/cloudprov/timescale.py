@@ -1,0 +1,78 @@
+"""The speed and seed of the Simulation run in progress, which sk-cloudprov's timers follow.
+
+Provisioning delays and per-group option durations in the node-groups file are trace time
+(what a real cloud takes). A run at speed *s* must see them *s* times shorter in wall time,
+or node arrivals — and so the autoscaler's whole behaviour — would depend on the speed the
+user picked. sk-ctrl publishes the run's speed and seed in a ConfigMap (``core.simtime``) at
+the start of every run and removes it at the end; this module polls it (a GET a second,
+cheap next to the watches) so a restarted sk-cloudprov picks the current run up at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+from simkube.cloudprov.kubeapi import KubeApi, KubeError
+from simkube.core.logs import get_logger
+from simkube.core.simtime import RUN_CONFIGMAP, TimeScale, read_timescale
+
+log = get_logger(__name__)
+POLL_S = 1.0
+
+
+class RunTimescale:
+    def __init__(self, *, speed: float = 1.0, seed: int = 0, run: str = "") -> None:
+        self.scale = TimeScale(speed)
+        self.seed = seed
+        self.run = run
+        self._ordinals: dict[tuple[str, str], int] = {}
+        self._counts: dict[str, int] = {}
+
+    def to_wall(self, trace_s: float) -> float:
+        return self.scale.to_wall(trace_s)
+
+    def share(self, *, group: str, instance: str) -> float:
+        """A number in [0, 1) for ``instance``'s jitter, the same in every run of one seed.
+
+        Placeholder pods get random names, so the draw is keyed by the instance's place in
+        its group's order of arrival in this run (the reconciler looks at the oldest first),
+        not by its name: two runs of one Simulation get the same delays in the same order.
+        """
+        key = (group, instance)
+        if key not in self._ordinals:
+            self._ordinals[key] = self._counts.get(group, 0)
+            self._counts[group] = self._ordinals[key] + 1
+        text = f"{self.seed}/{group}/{self._ordinals[key]}"
+        digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+        return int.from_bytes(digest) / 2**64
+
+    def update(self, *, speed: float, seed: int, run: str) -> bool:
+        """Take a new run's values; True when they changed (draws start over)."""
+        if (speed, seed, run) == (self.scale.speed, self.seed, self.run):
+            return False
+        self.scale, self.seed, self.run = TimeScale(speed), seed, run
+        self._ordinals.clear()
+        self._counts.clear()
+        log.info("run timescale", speed=speed, seed=seed, run=run or None)
+        return True
+
+    async def follow(self, *, api: KubeApi, namespace: str, interval: float = POLL_S) -> None:
+        path = f"/api/v1/namespaces/{namespace}/configmaps/{RUN_CONFIGMAP}"
+        while True:
+            try:
+                found = await api.request("GET", path)
+                speed, seed, run = read_timescale(found.get("data") or {})
+            except KubeError as exc:
+                if exc.code != 404:
+                    log.warning("run timescale unreadable; keeping the last one", error=str(exc))
+                    await asyncio.sleep(interval)
+                    continue
+                speed, seed, run = 1.0, 0, ""
+            except ValueError as exc:
+                log.warning("run timescale ConfigMap is malformed; keeping the last one",
+                            error=str(exc))
+                await asyncio.sleep(interval)
+                continue
+            self.update(speed=speed, seed=seed, run=run)
+            await asyncio.sleep(interval)

@@ -1,0 +1,92 @@
+"""Every timer of the simulated cluster that shapes what a replay does, with its production default.
+
+A replay at speed *s* is faithful only if every timer runs *s* times faster together
+(DESIGN §7: dividing Cluster Autoscaler's flags alone made cost worse). This catalogue is the
+one list of those timers: who reads it (``Component``), under which flag or config key, its
+production default in trace time, and what the component accepts (whole seconds with a 1 s
+minimum for the scheduler's backoffs). ``simtime`` turns it into wall-time values for a run.
+
+Deliberately left out, and why:
+- compute budgets (CA's ``--max-binpacking-time``, ``--scale-down-simulation-timeout``, …)
+  bound CA's own CPU work, which does not get faster with the replay;
+- liveness and plumbing (``--max-inactivity``, ``--max-failing-time``, leader election, log
+  flushing): scaled down they would only make a healthy CA restart itself;
+- node health (``--node-monitor-grace-period``): KWOK heartbeats in wall time and a replay's
+  nodes never fail, so it decides nothing here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Component(StrEnum):
+    """The component that reads a timer, named as the Simulation spec's section is."""
+
+    CLUSTER_AUTOSCALER = "clusterAutoscaler"
+    KUBE_SCHEDULER = "scheduler"
+    KUBE_CONTROLLER_MANAGER = "controllerManager"
+    CLOUDPROV = "nodeGroups"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Timer:
+    component: Component
+    name: str  # the flag (without --) or configuration key the component reads
+    default_ms: int  # the production default, in trace time
+    whole_seconds: bool = False  # the component takes an integer number of seconds
+    min_wall_ms: int = 0  # the smallest value the component accepts
+
+    @property
+    def key(self) -> str:
+        return f"{self.component.value}.{self.name}"
+
+
+def _ca(name: str, default_s: float) -> Timer:
+    return Timer(component=Component.CLUSTER_AUTOSCALER, name=name,
+                 default_ms=round(default_s * 1000))
+
+
+# Cluster Autoscaler 1.36.1's duration flags that decide when it scales (config/flags).
+CLUSTER_AUTOSCALER = (
+    _ca("scan-interval", 10), _ca("scale-down-unneeded-time", 600),
+    _ca("scale-down-unready-time", 1200), _ca("scale-down-delay-after-add", 600),
+    # 0 means "the scan interval", which is itself scaled.
+    _ca("scale-down-delay-after-delete", 0), _ca("scale-down-delay-after-failure", 180),
+    _ca("max-node-provision-time", 900), _ca("max-node-startup-time", 900),
+    _ca("new-pod-scale-up-delay", 0), _ca("node-delete-delay-after-taint", 5),
+    _ca("node-deletion-delay-timeout", 120), _ca("node-deletion-batcher-interval", 0),
+    _ca("unremovable-node-recheck-timeout", 300), _ca("max-pod-eviction-time", 120),
+    _ca("initial-node-group-backoff-duration", 300),
+    _ca("max-node-group-backoff-duration", 1800),
+    _ca("node-group-backoff-reset-timeout", 10800), _ca("max-bulk-soft-taint-time", 3),
+    Timer(component=Component.CLUSTER_AUTOSCALER, name="max-graceful-termination-sec",
+          default_ms=600_000, whole_seconds=True, min_wall_ms=1000),
+)
+
+# kube-scheduler: the backoffs are whole seconds in KubeSchedulerConfiguration (minimum 1);
+# the unschedulable-pods flush is a (deprecated, still honoured) command-line flag.
+KUBE_SCHEDULER = (
+    Timer(component=Component.KUBE_SCHEDULER, name="podInitialBackoffSeconds",
+          default_ms=1000, whole_seconds=True, min_wall_ms=1000),
+    Timer(component=Component.KUBE_SCHEDULER, name="podMaxBackoffSeconds",
+          default_ms=10_000, whole_seconds=True, min_wall_ms=1000),
+    Timer(component=Component.KUBE_SCHEDULER, name="pod-max-in-unschedulable-pods-duration",
+          default_ms=300_000),
+)
+
+# kube-controller-manager: the periods that decide how workloads scale (HPA) in a replay.
+KUBE_CONTROLLER_MANAGER = tuple(
+    Timer(component=Component.KUBE_CONTROLLER_MANAGER, name=name, default_ms=ms)
+    for name, ms in (("horizontal-pod-autoscaler-sync-period", 15_000),
+                     ("horizontal-pod-autoscaler-downscale-stabilization", 300_000),
+                     ("horizontal-pod-autoscaler-cpu-initialization-period", 300_000),
+                     ("horizontal-pod-autoscaler-initial-readiness-delay", 30_000)))
+
+CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER)
+BY_KEY = {timer.key: timer for timer in CATALOGUE}
+
+
+def for_component(component: Component) -> tuple[Timer, ...]:
+    return tuple(timer for timer in CATALOGUE if timer.component is component)

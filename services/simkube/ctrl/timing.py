@@ -1,0 +1,184 @@
+"""Each run's timers put in place before it starts, recorded, and put back when the Simulation ends.
+
+A run at speed *s* is faithful only when every timer of the simulated cluster runs *s* times
+faster together (``core.simtime``). sk-ctrl does three things per run:
+- publishes the run's speed and seed in a ConfigMap, which sk-cloudprov's provisioning delays
+  and per-group option durations follow;
+- restarts the components that read their timers at start through a ``TimerTarget``: the
+  local environment's supervisor (``--env``: CA, scheduler, controller-manager) or, in a
+  cluster, Cluster Autoscaler's Deployment (``--autoscaler-deployment``: its args patched);
+- returns the plan, whose values (asked, given, effective) and floor warnings go into the
+  Simulation's status and the run's results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from simkube.cloudprov.config import CloudConfig
+from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
+from simkube.core.logs import get_logger
+from simkube.core.simtime import (
+    RUN_CONFIGMAP,
+    TimerPlan,
+    TimerSettings,
+    plan,
+    timescale_data,
+    with_flags,
+)
+from simkube.core.timers import Component, Timer
+from simkube.env import retiming
+
+if TYPE_CHECKING:
+    from simkube.ctrl.spec import SimulationSpec
+
+log = get_logger(__name__)
+NOT_APPLIED = ("not applied: sk-ctrl was started without --env or --autoscaler-deployment, "
+               "so only sk-cloudprov's provisioning delays follow the speed")
+BASE_ARGS_ANNOTATION = "simkube.dev/base-args"
+ROLLOUT_TIMEOUT = 180.0
+
+
+class TimerTarget(Protocol):
+    description: str
+
+    async def apply(self, *, speed: float, settings: TimerSettings) -> None: ...
+
+    async def restore(self) -> None: ...
+
+
+class LocalEnvironment:
+    """The local environment's supervisor restarts CA, scheduler and controller-manager."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.description = f"local environment {name!r} (cluster-autoscaler, kube-scheduler, " \
+                           "kube-controller-manager restarted with them)"
+
+    async def apply(self, *, speed: float, settings: TimerSettings) -> None:
+        await asyncio.to_thread(retiming.retime, self.name, speed=speed, settings=settings)
+
+    async def restore(self) -> None:
+        await asyncio.to_thread(retiming.restore, self.name)
+
+
+class AutoscalerDeployment:
+    """Cluster Autoscaler as a Deployment: its container's args patched, rollout awaited.
+
+    The scheduler and controller-manager of a real cluster are not sk-ctrl's to restart; the
+    status says so (``description``)."""
+
+    def __init__(self, *, kube: KubeClient, namespace: str, name: str) -> None:
+        self.kube, self.path = kube, f"/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
+        self.description = (f"Deployment {namespace}/{name} (Cluster Autoscaler only; the "
+                            "cluster's scheduler and controller-manager keep their timers)")
+
+    async def apply(self, *, speed: float, settings: TimerSettings) -> None:
+        flags = plan(speed=speed, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
+        await self._set(lambda base: with_flags(base, flags))
+
+    async def restore(self) -> None:
+        await self._set(None)
+
+    async def _set(self, change: Any) -> None:
+        found = await self.kube.request("GET", self.path)
+        annotations = found["metadata"].get("annotations") or {}
+        container = found["spec"]["template"]["spec"]["containers"][0]
+        base = (json.loads(annotations[BASE_ARGS_ANNOTATION])
+                if BASE_ARGS_ANNOTATION in annotations else list(container.get("args") or []))
+        args = base if change is None else change(base)
+        kept = None if change is None else json.dumps(base)
+        containers = [{**container, "args": args}]
+        await self.kube.request("PATCH", self.path, content_type=MERGE_PATCH, body={
+            "metadata": {"annotations": {BASE_ARGS_ANNOTATION: kept}},
+            "spec": {"template": {"spec": {"containers": containers}}}})
+
+        async def rolled_out() -> bool:
+            now = await self.kube.request("GET", self.path)
+            status, wanted = now.get("status") or {}, now["spec"].get("replicas", 1)
+            return bool(status.get("observedGeneration", 0) >= now["metadata"]["generation"]
+                        and status.get("updatedReplicas", 0) == wanted
+                        and status.get("availableReplicas", 0) == wanted)
+        if not await poll(rolled_out, timeout=ROLLOUT_TIMEOUT, interval=1.0):
+            raise ApiError(code=0, reason="RolloutTimeout",
+                           message=f"{self.path} did not roll out within {ROLLOUT_TIMEOUT:.0f}s")
+
+
+def provisioning_timers(config: CloudConfig | None) -> list[tuple[Timer, int]]:
+    """Each group's provisioning durations (trace time), to show next to the catalogue's."""
+    if config is None:
+        return []
+    timers: list[tuple[Timer, int]] = []
+    for group in config.groups.values():
+        for name, seconds in (("delay", group.provisioning.delay),
+                              ("readyAfter", group.provisioning.ready_after),
+                              ("jitter", group.provisioning.jitter)):
+            timer = Timer(component=Component.CLOUDPROV, name=f"{group.id}.{name}",
+                          default_ms=round(seconds * 1000))
+            timers.append((timer, timer.default_ms))
+    return timers
+
+
+async def publish(kube: KubeClient, *, namespace: str, speed: float, seed: int,
+                  run: str) -> None:
+    """The run's speed and seed where sk-cloudprov reads them."""
+    body = {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": RUN_CONFIGMAP, "namespace": namespace,
+                         "labels": {"app.kubernetes.io/part-of": "simkube"}},
+            "data": timescale_data(speed=speed, seed=seed, run=run)}
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    try:
+        await kube.request("PUT", f"{path}/{RUN_CONFIGMAP}", body=body)
+    except ApiError as exc:
+        if exc.code != 404:
+            raise
+        await kube.request("POST", path, body=body)
+
+
+async def withdraw(kube: KubeClient, *, namespace: str) -> None:
+    try:
+        await kube.request("DELETE", f"/api/v1/namespaces/{namespace}/configmaps/{RUN_CONFIGMAP}")
+    except ApiError as exc:
+        if exc.code != 404:
+            raise
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunTimers:
+    plan: TimerPlan
+    status: dict[str, Any]
+    warnings: tuple[str, ...]
+
+
+async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
+                         spec: SimulationSpec, config: CloudConfig | None,
+                         run: str) -> RunTimers:
+    """Everything timed for run ``run`` of ``spec`` at its speed; what it became, recorded."""
+    scaled = plan(speed=spec.speed, settings=spec.timers, extra=provisioning_timers(config))
+    if config is not None:
+        await publish(kube, namespace=config.namespace, speed=spec.speed, seed=spec.seed,
+                      run=run)
+    if target is not None:
+        await target.apply(speed=spec.speed, settings=spec.timers)
+    applied = target.description if target else NOT_APPLIED
+    warnings = tuple(timer.describe() for timer in scaled.distorted())
+    if target is None and spec.speed != 1:
+        warnings += (f"at speed {spec.speed:g} the autoscaler, scheduler and controller-manager "
+                     f"run on their own timers: {NOT_APPLIED}",)
+    status = {"appliedTo": applied, "warnings": list(warnings),
+              "values": [timer.to_status() for timer in scaled.timers]}
+    log.info("run timers", run=run, speed=spec.speed, applied_to=applied,
+             floored=[t.timer.key for t in scaled.floored()])
+    return RunTimers(plan=scaled, status=status, warnings=warnings)
+
+
+async def restore_timers(kube: KubeClient, *, target: TimerTarget | None,
+                         config: CloudConfig | None) -> None:
+    """Back to the environment's own timers once a Simulation ends, however it ends."""
+    if config is not None:
+        await withdraw(kube, namespace=config.namespace)
+    if target is not None:
+        await target.restore()

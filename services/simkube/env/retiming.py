@@ -1,0 +1,96 @@
+"""A local environment's timers set for one Simulation run, and put back after it.
+
+Cluster Autoscaler, kube-scheduler and kube-controller-manager read their timers once, at
+start, from flags and the scheduler's configuration file. So for a run at speed *s* each of
+them is restarted with its timers divided by *s* (``core.simtime``), and restarted with the
+command line ``env up`` gave it when the Simulation ends. The original command line is kept
+in the environment's state (``base_argv``), so a crash between the two cannot lose it, and a
+component whose command line would not change is not restarted at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from simkube.core import simtime
+from simkube.core.config import load_yaml_mapping
+from simkube.core.logs import get_logger
+from simkube.core.simtime import TimerPlan, TimerSettings, with_flags
+from simkube.core.timers import Component
+from simkube.env import state
+from simkube.env.autoscaler import NAME as AUTOSCALER
+from simkube.env.components import Component as Process
+from simkube.env.lifecycle import running
+from simkube.env.restarting import restart_record
+
+log = get_logger(__name__)
+LOCK_WAIT_S = 60.0
+RUN_SCHEDULER_CONFIG = "scheduler-config.run.yaml"
+CONFIG_KEYS = ("podInitialBackoffSeconds", "podMaxBackoffSeconds")
+
+
+def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan) -> list[str]:
+    """A run copy of the scheduler's configuration with the backoffs, and the flush flag."""
+    config_arg = next(arg for arg in base if arg.startswith("--config="))
+    config = load_yaml_mapping(Path(config_arg.partition("=")[2]), what="scheduler config")
+    for timer in plan.for_component(Component.KUBE_SCHEDULER):
+        if timer.timer.name in CONFIG_KEYS:
+            config[timer.timer.name] = timer.wall_ms // 1000
+    path = Path(env.directory) / RUN_SCHEDULER_CONFIG
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    flags = {"config": str(path), **plan.flags(Component.KUBE_SCHEDULER, skip=CONFIG_KEYS)}
+    return with_flags(base, flags)
+
+
+def _wanted(env: state.EnvState, record: state.ComponentRecord,
+            plan: TimerPlan | None) -> list[str]:
+    base = record.base_argv or record.argv
+    if plan is None:
+        return base
+    if record.name == AUTOSCALER:
+        return with_flags(base, plan.flags(Component.CLUSTER_AUTOSCALER))
+    if record.name == Process.KUBE_CONTROLLER_MANAGER.value:
+        return with_flags(base, plan.flags(Component.KUBE_CONTROLLER_MANAGER))
+    if record.name == Process.KUBE_SCHEDULER.value:
+        return _scheduler_argv(env, base, plan)
+    return record.argv
+
+
+def retime(name: str, *, speed: float, settings: TimerSettings | None = None) -> list[str]:
+    """Restart what must change for a run at ``speed`` with ``settings`` (trace time;
+    None: production defaults); the names of the components restarted."""
+    return _apply(name, simtime.plan(speed=speed, settings=settings))
+
+
+def restore(name: str) -> list[str]:
+    """Every component back on the command line ``env up`` gave it."""
+    return _apply(name, None)
+
+
+def _apply(name: str, plan: TimerPlan | None) -> list[str]:
+    restarted: list[str] = []
+    with running(name, wait=LOCK_WAIT_S) as env:
+        for record in env.components:
+            if not record.argv:
+                continue
+            argv = _wanted(env, record, plan)
+            if argv == record.argv:
+                continue
+            if not record.base_argv:
+                record.base_argv = list(record.argv)
+            restart_record(env, record, argv=argv)
+            if plan is None:
+                record.base_argv = []
+                state.save(env)
+            restarted.append(record.name)
+            log.info("component restarted with the run's timers" if plan else
+                     "component restarted with its own timers", component=record.name,
+                     speed=plan.speed if plan else None)
+    return restarted
+
+
+def has_autoscaler(name: str) -> bool:
+    with running(name, wait=LOCK_WAIT_S) as env:
+        return env.component(AUTOSCALER) is not None

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from simkube.core import simtime
+from simkube.core.simtime import TimerSettings, TimeScale, read_timescale, timescale_data
+from simkube.core.timers import BY_KEY, CATALOGUE, Component, Timer
+
+pytestmark = pytest.mark.unit
+BACKOFF = BY_KEY["scheduler.podInitialBackoffSeconds"]
+MAX_BACKOFF = BY_KEY["scheduler.podMaxBackoffSeconds"]
+SCAN = BY_KEY["clusterAutoscaler.scan-interval"]
+
+
+def test_conversion_both_ways() -> None:
+    scale = TimeScale(10)
+    assert scale.to_wall(60) == 6
+    assert scale.to_trace(6) == 60
+
+
+@pytest.mark.parametrize("speed", [0, -1, math.inf, math.nan])
+def test_a_speed_must_be_positive_and_finite(speed: float) -> None:
+    with pytest.raises(ValueError, match="positive"):
+        TimeScale(speed)
+
+
+def test_durations_divide_exactly() -> None:
+    scaled = TimeScale(20).scale(SCAN, 10_000)
+    assert (scaled.wall_ms, scaled.effective_ms, scaled.floored) == (500, 10_000, False)
+    assert scaled.distortion == 1.0
+
+
+def test_whole_seconds_round_and_stop_at_their_minimum() -> None:
+    floored = TimeScale(30).scale(BACKOFF, 1000)
+    assert (floored.wall_ms, floored.effective_ms) == (1000, 30_000)
+    assert floored.floored and floored.distortion == 30
+    assert "at speed 30, scheduler.podInitialBackoffSeconds 1.0s is 30.0s of trace time" \
+        in floored.describe()
+    assert "whole seconds of at least 1.0s" in floored.describe()
+    rounded = TimeScale(4).scale(MAX_BACKOFF, 10_000)  # 2.5 s → 2 s: 8 s of trace time
+    assert (rounded.wall_ms, rounded.effective_ms) == (2000, 8000)
+    assert rounded.floored and rounded.distortion == 0.8
+
+
+def test_zero_stays_zero_unless_the_component_has_a_minimum() -> None:
+    zero = TimeScale(10).scale(BY_KEY["clusterAutoscaler.new-pod-scale-up-delay"], 0)
+    assert (zero.wall_ms, zero.effective_ms, zero.floored) == (0, 0, False)
+    forced = TimeScale(10).scale(BACKOFF, 0)
+    assert forced.distortion == math.inf
+
+
+def test_the_plan_covers_the_catalogue_and_the_extras() -> None:
+    extra = Timer(component=Component.CLOUDPROV, name="small.delay", default_ms=60_000)
+    plan = simtime.plan(speed=10, settings=TimerSettings(values={SCAN.key: 20_000}),
+                        extra=[(extra, 60_000)])
+    assert len(plan.timers) == len(CATALOGUE) + 1
+    assert plan.wall_ms(SCAN.key) == 2000
+    assert plan.wall_ms("nodeGroups.small.delay") == 6000
+    assert plan.wall_ms("clusterAutoscaler.scale-down-unneeded-time") == 60_000
+    assert [t.timer.key for t in plan.distorted()] == [BACKOFF.key]
+    assert {t.timer.key for t in plan.floored()} == {BACKOFF.key}
+
+
+def test_speed_one_is_production() -> None:
+    plan = simtime.plan(speed=1)
+    assert all(t.wall_ms == t.timer.default_ms for t in plan.timers)
+    assert not plan.floored()
+
+
+def test_flags_in_the_form_each_component_reads() -> None:
+    plan = simtime.plan(speed=10)
+    flags = plan.flags(Component.CLUSTER_AUTOSCALER)
+    assert flags["scan-interval"] == "1000ms"
+    assert flags["max-graceful-termination-sec"] == "60"
+    scheduler = plan.flags(Component.KUBE_SCHEDULER, skip=["podInitialBackoffSeconds",
+                                                            "podMaxBackoffSeconds"])
+    assert scheduler == {"pod-max-in-unschedulable-pods-duration": "30000ms"}
+
+
+def test_with_flags_replaces_namesakes_and_appends_the_rest() -> None:
+    argv = ["ca", "--scan-interval=2s", "--v=2", "--expander=price"]
+    assert simtime.with_flags(argv, {"scan-interval": "1s", "max-node-provision-time": "90s"}) \
+        == ["ca", "--v=2", "--expander=price", "--scan-interval=1s",
+            "--max-node-provision-time=90s"]
+
+
+def test_unknown_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown timers"):
+        TimerSettings(values={"clusterAutoscaler.scan-intervall": 1})
+
+
+def test_the_run_configmap_round_trips_and_refuses_garbage() -> None:
+    data = timescale_data(speed=12.5, seed=7, run="sim-r1")
+    assert read_timescale(data) == (12.5, 7, "sim-r1")
+    assert read_timescale({}) == (1.0, 0, "")
+    with pytest.raises(ValueError, match="speed"):
+        read_timescale({"speed": "-3"})
+    with pytest.raises(ValueError, match="seed"):
+        read_timescale({"speed": "2", "seed": "x"})

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from simkube.ctrl.timerspec import TimerSpecError, seed_of, timer_settings
+
+pytestmark = pytest.mark.unit
+
+
+def test_sections_become_trace_milliseconds() -> None:
+    settings = timer_settings({
+        "autoscaler": {"clusterAutoscaler": {"scan-interval": "10s",
+                                             "--scale-down-unneeded-time": "5m"}},
+        "scheduler": {"podInitialBackoffSeconds": 2, "podMaxBackoffSeconds": "20s"},
+        "controllerManager": {"horizontal-pod-autoscaler-sync-period": "30s"}})
+    assert dict(settings.values) == {
+        "clusterAutoscaler.scan-interval": 10_000,
+        "clusterAutoscaler.scale-down-unneeded-time": 300_000,
+        "scheduler.podInitialBackoffSeconds": 2000, "scheduler.podMaxBackoffSeconds": 20_000,
+        "controllerManager.horizontal-pod-autoscaler-sync-period": 30_000}
+
+
+def test_nothing_given_means_production_defaults() -> None:
+    assert dict(timer_settings({}).values) == {}
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ({"autoscaler": {"clusterAutoscaler": {"scan-intervall": "1s"}}},
+     "spec.autoscaler.clusterAutoscaler.scan-intervall is not a timer .*did you mean "
+     "'scan-interval'"),
+    ({"autoscaler": {"clusterAutoscaler": {"scan-interval": "soon"}}},
+     "scan-interval 'soon' is not a duration"),
+    ({"scheduler": {"podInitialBackoffSeconds": -1}}, "negative"),
+    ({"scheduler": {"podInitialBackoffSeconds": True}}, "not a duration"),
+    ({"scheduler": ["x"]}, "spec.scheduler must be a mapping"),
+    ({"scheduler": {"podInitialBackoffSeconds": 5, "podMaxBackoffSeconds": 2}},
+     "podMaxBackoffSeconds \\(2s\\) is below podInitialBackoffSeconds \\(5s\\)"),
+])
+def test_mistakes_name_the_field(spec: dict[str, Any], words: str) -> None:
+    with pytest.raises(TimerSpecError, match=words):
+        timer_settings(spec)
+
+
+def test_the_seed_is_given_or_derived_from_the_name() -> None:
+    assert seed_of({"seed": 42}, name="a") == 42
+    assert seed_of({}, name="a") == seed_of({}, name="a") != seed_of({}, name="b")
+    for bad in (-1, "7", 1.5, True):
+        with pytest.raises(TimerSpecError, match="spec.seed"):
+            seed_of({"seed": bad}, name="a")
