@@ -74,11 +74,11 @@ class ScaledTimer:
         asked = human_duration(self.trace_ms)
         if not self.floored:
             return f"{timer.key} {asked} (wall {human_duration(self.wall_ms)})"
-        minimum = human_duration(timer.min_wall_ms)
-        unit = "whole seconds" if timer.whole_seconds else "values"
+        limit = ("whole seconds, at least " if timer.whole_seconds else "at least ") + \
+            human_duration(timer.min_wall_ms)
         return (f"at speed {self.speed:g}, {timer.key} {asked} is "
                 f"{human_duration(self.effective_ms)} of trace time ({timer.component.value} "
-                f"takes {unit} of at least {minimum})")
+                f"takes {limit} of wall time)")
 
     def to_status(self) -> dict[str, Any]:
         return {"timer": self.timer.key, "traceTime": human_duration(self.trace_ms),

@@ -46,7 +46,9 @@ def _section(spec: dict[str, Any], component: Component) -> dict[str, Any]:
 def _value_ms(timer: Timer, raw: Any, *, field: str) -> int:
     if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
         raise TimerSpecError(f"{field} {raw!r} is not a duration (for example 10s or 10m)")
-    if isinstance(raw, (int, float)):  # whole-second settings may be written as numbers
+    if timer.whole_seconds and isinstance(raw, str) and raw.strip().isdigit():
+        raw = int(raw)  # "podMaxBackoffSeconds=60" from a command line
+    if isinstance(raw, (int, float)):  # seconds, as the component's own config writes them
         if raw < 0:
             raise TimerSpecError(f"{field} {raw!r} is negative; durations count forward")
         return round(raw * 1000)

@@ -35,13 +35,15 @@ def test_durations_divide_exactly() -> None:
 def test_whole_seconds_round_and_stop_at_their_minimum() -> None:
     floored = TimeScale(30).scale(BACKOFF, 1000)
     assert (floored.wall_ms, floored.effective_ms) == (1000, 30_000)
-    assert floored.floored and floored.distortion == 30
+    assert floored.floored
+    assert floored.distortion == 30
     assert "at speed 30, scheduler.podInitialBackoffSeconds 1.0s is 30.0s of trace time" \
         in floored.describe()
-    assert "whole seconds of at least 1.0s" in floored.describe()
+    assert "(scheduler takes whole seconds, at least 1.0s of wall time)" in floored.describe()
     rounded = TimeScale(4).scale(MAX_BACKOFF, 10_000)  # 2.5 s → 2 s: 8 s of trace time
     assert (rounded.wall_ms, rounded.effective_ms) == (2000, 8000)
-    assert rounded.floored and rounded.distortion == 0.8
+    assert rounded.floored
+    assert rounded.distortion == 0.8
 
 
 def test_zero_stays_zero_unless_the_component_has_a_minimum() -> None:

@@ -47,5 +47,5 @@ def test_the_seed_is_given_or_derived_from_the_name() -> None:
     assert seed_of({"seed": 42}, name="a") == 42
     assert seed_of({}, name="a") == seed_of({}, name="a") != seed_of({}, name="b")
     for bad in (-1, "7", 1.5, True):
-        with pytest.raises(TimerSpecError, match="spec.seed"):
+        with pytest.raises(TimerSpecError, match=r"spec\.seed"):
             seed_of({"seed": bad}, name="a")

@@ -118,3 +118,21 @@ def test_pods_that_never_ran_are_not_hidden_by_fast_percentiles(tmp_path: Path) 
     page = rendered.html.read_text()
     assert "never scheduled: waited max" in page
     assert "45.0 s" in page
+
+
+def test_the_runs_timers_and_their_floors_are_named(tmp_path: Path) -> None:
+    untimed = make_report([load(write_run(tmp_path, run=1))], output=tmp_path / "a")
+    assert not any("timers" in line for line in untimed.headlines)
+    floored = {"timer": "scheduler.podInitialBackoffSeconds", "traceTime": "1.0s",
+               "wallTime": "1.0s", "effectiveTraceTime": "30.0s", "floored": True}
+    exact = {"timer": "clusterAutoscaler.scan-interval", "traceTime": "10.0s",
+             "wallTime": "333ms", "effectiveTraceTime": "10.0s", "floored": False}
+    timed = load(write_run(tmp_path, run=2, summary={"timers": {
+        "appliedTo": "local environment 'e'", "values": [exact, floored],
+        "warnings": ["at speed 30, scheduler.podInitialBackoffSeconds 1.0s is 30.0s"]}}))
+    lines = make_report([timed], output=tmp_path / "b").headlines
+    assert "timers ÷ speed applied to: local environment 'e'" in lines
+    assert ("effective: scheduler.podInitialBackoffSeconds asked 1.0s of trace time, is 30.0s "
+            "(wall 1.0s)") in lines
+    assert "WARNING: at speed 30, scheduler.podInitialBackoffSeconds 1.0s is 30.0s" in lines
+    assert not any("scan-interval" in line for line in lines)

@@ -9,7 +9,13 @@ import pytest
 import yaml
 
 from simkube.core.errors import ConfigError
-from simkube.skctl.sim_manifest import RunFlags, default_name, from_file, from_flags
+from simkube.skctl.sim_manifest import (
+    RunFlags,
+    default_name,
+    from_file,
+    from_flags,
+    timer_warnings,
+)
 
 pytestmark = pytest.mark.unit
 DATA = Path(__file__).parents[2] / "data" / "simkube"
@@ -61,6 +67,12 @@ def test_default_name_is_a_dns_label_from_the_trace() -> None:
     (RunFlags(name="x", trace=str(TRACE), duration="soon"), "spec.duration"),
     (RunFlags(name="x", tracer="h:1", start="yesterday"), "spec.trace.tracer.start"),
     (RunFlags(name="x", trace=str(TRACE), namespace_prefix="A"), "spec.namespacePrefix"),
+    (RunFlags(name="x", trace=str(TRACE), timers=("scan-interval=1s",)), "SECTION.NAME=VALUE"),
+    (RunFlags(name="x", trace=str(TRACE), timers=("kubelet.sync=1s",)), "SECTION.NAME=VALUE"),
+    (RunFlags(name="x", trace=str(TRACE), timers=("scheduler.podMaxBackoff=1s",)),
+     "spec.scheduler.podMaxBackoff is not a timer"),
+    (RunFlags(name="x", trace=str(TRACE), timers=("clusterAutoscaler.scan-interval=x",)),
+     "spec.autoscaler.clusterAutoscaler.scan-interval 'x' is not a duration"),
 ])
 def test_bad_flags_are_refused_before_anything_is_created(flags: RunFlags, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
@@ -96,3 +108,19 @@ def test_bad_files_are_refused(tmp_path: Path, text: str, message: str) -> None:
 def test_a_missing_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read"):
         from_file(tmp_path / "absent.yaml", name=None)
+
+
+def test_timers_and_seed_go_to_their_sections_and_floors_are_named() -> None:
+    simulation = from_flags(RunFlags(
+        name="t", trace=str(TRACE), speed=30, seed=3,
+        timers=("clusterAutoscaler.scan-interval=15s", "scheduler.podMaxBackoffSeconds=60",
+                "controllerManager.horizontal-pod-autoscaler-sync-period=30s")))
+    spec = simulation["spec"]
+    assert spec["seed"] == 3
+    assert spec["autoscaler"] == {"clusterAutoscaler": {"scan-interval": "15s"}}
+    assert spec["scheduler"] == {"podMaxBackoffSeconds": "60"}
+    assert spec["controllerManager"] == {"horizontal-pod-autoscaler-sync-period": "30s"}
+    assert timer_warnings(simulation) == [
+        "at speed 30, scheduler.podInitialBackoffSeconds 1.0s is 30.0s of trace time "
+        "(scheduler takes whole seconds, at least 1.0s of wall time)"]
+    assert timer_warnings(from_flags(RunFlags(name="t", trace=str(TRACE), speed=2))) == []
