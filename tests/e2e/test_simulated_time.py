@@ -1,10 +1,10 @@
 """A Simulation at speed 30: its timers reach the control plane, floors are named, all is undone.
 
-The user asks for production timers (trace time); at speed 30 the scheduler's backoffs cannot
-go below one wall second, which stretches them more than twice. ``skctl run`` says so before the run,
-the Simulation's status and the run's summary record asked, given and effective values, the
-report repeats the warning, and when the Simulation ends every component of the environment
-is back on the command line ``env up`` gave it.
+The user asks for production timers (trace time); at speed 30 the scheduler's backoffs
+cannot go below one wall second, which stretches them more than twice. ``skctl run`` says so
+before the run, the Simulation's status and the run's summary record asked, given and
+effective values, the report repeats the warning, and when the Simulation ends every
+component of the environment is back on the command line ``env up`` gave it.
 """
 
 from __future__ import annotations
