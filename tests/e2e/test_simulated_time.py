@@ -46,6 +46,9 @@ def test_speed_30_warns_records_and_restores(services_env: SimEnv) -> None:
     assert values["nodeGroups.small.delay"]["wallTime"] == "2.0s"  # 60 s of trace ÷ 30
     summary = json.loads((Path(status["resultsDir"]) / "run-1" / "summary.json").read_text())
     assert summary["timers"]["warnings"] == timers["warnings"]
+    shown = " ".join(skctl("status", "timed", "--env", services_env.name).stdout.split())
+    assert f"warning: {FLOOR}" in shown
+    assert f"timers local environment {services_env.name!r}" in shown
     report = skctl("report", "timed", "--env", services_env.name)
     assert FLOOR in " ".join(report.stdout.split())
     assert command_lines(services_env.name) == before  # restored, nothing left mid-change

@@ -76,9 +76,12 @@ def print_details(simulation: dict[str, Any]) -> None:
                              f"{_cell(status.get('traceLengthSeconds'))}s"),
               ("lag p99", f"{_cell(status.get('lagP99Ms'))} ms"),
               ("started", status.get("startTime")), ("ended", status.get("endTime")),
-              ("results", status.get("resultsDir"))]
+              ("results", status.get("resultsDir")),
+              ("timers", (status.get("timers") or {}).get("appliedTo"))]
     for label, value in fields:
-        console.print(f"  {label:<11} {_cell(value)}")
+        console.print(f"  {label:<11} {_cell(value)}", highlight=False)
+    for warning in (status.get("timers") or {}).get("warnings") or []:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     runs = status.get("runs") or []
     if runs:
         table = Table(title="runs", title_justify="left")
