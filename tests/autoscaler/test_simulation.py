@@ -31,8 +31,8 @@ async def test_dsb_scaling_at_speed_ten_rises_and_falls(make_env: Any) -> None:
     config = yaml.safe_load(DEFAULT_NODE_GROUPS.read_text())
     groups = config["nodeGroups"]
     minimum = {entry["id"]: entry["minSize"] for entry in groups}
-    for entry in groups:
-        entry["provisioning"] = {"delay": "6s", "readyAfter": "1s"}  # 60 s and 10 s at 10x
+    for entry in groups:  # trace time: sk-cloudprov divides them by the run's speed
+        entry["provisioning"] = {"delay": "60s", "readyAfter": "10s"}
     env = make_env(groups, *FAST_SCALE_DOWN)
     env.mark()
     await asyncio.to_thread(
