@@ -1,0 +1,163 @@
+"""Replay fidelity against a ground truth: how fast can a replay run and still tell the truth?
+
+``python -m benchmarks fidelity`` (part of ``make bench``) brings up a fresh environment with
+the services and Cluster Autoscaler (``skctl env up --services --autoscaler``), sets every
+timer to its production value at speed 1 (``simkube.env.retiming``), and runs a workload
+(``fidelity_workload``) in real time while sk-tracer records it and the results recorder
+measures it: the ground truth. The recording is then replayed as Simulations at each speed,
+R times each, and every run is compared with the truth on the trace-time axis
+(``fidelity_figures``). JSON lines on stdout, progress on stderr; the environment goes down at
+the end, also on failure. Settings: ``fidelity_settings`` (``SIMKUBE_FIDELITY_*``).
+
+Without a Cluster Autoscaler binary (``$SIMKUBE_CLUSTER_AUTOSCALER`` or the binary cache) it
+prints one line saying so and stops: nodes that cannot scale would make every figure
+meaningless. Every line names the autoscaler and its version. Method and results:
+docs/fidelity.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from benchmarks import fidelity_figures as figures
+from benchmarks import fidelity_settings
+from benchmarks.fidelity_plot import draw
+from benchmarks.fidelity_replay import SKCTL, ReplayError, replay, skctl
+from benchmarks.fidelity_truth import Tracer, record_truth
+from simkube.cloudprov.config import load_file
+from simkube.core.errors import EnvironmentStateError
+from simkube.core.logs import configure_logging
+from simkube.core.simtime import TimerSettings
+from simkube.env import retiming
+from simkube.env.autoscaler import NAME as AUTOSCALER
+from simkube.env.autoscaler import resolve
+from simkube.env.services import DEFAULT_NODE_GROUPS
+from simkube.results import load_run
+
+console = Console(stderr=True, soft_wrap=True)
+DOCS_PLOT = Path(__file__).resolve().parents[1] / "docs" / "fidelity-error.png"
+
+
+@contextlib.contextmanager
+def _clock_bar(description: str, seconds: float) -> Iterator[None]:
+    """A progress bar on stderr that fills with wall time (the truth cannot go faster)."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as progress:
+        task = progress.add_task(description, total=seconds)
+        started, done = time.monotonic(), threading.Event()
+
+        def tick() -> None:
+            while not done.wait(1.0):
+                progress.update(task, completed=min(time.monotonic() - started, seconds))
+        ticker = threading.Thread(target=tick, daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            done.set()
+            ticker.join()
+
+
+def _truth(env: str, work: Path, settings: fidelity_settings.Settings) -> dict[str, Any]:
+    kubeconfig = Path(skctl("env", "kubeconfig", "--name", env).strip())
+    prices = {g.id: g.price_per_hour for g in load_file(DEFAULT_NODE_GROUPS).groups.values()}
+    with contextlib.ExitStack() as cleanup:
+        restarted = retiming.retime(env, speed=1.0, settings=TimerSettings())
+        cleanup.callback(retiming.restore, env)
+        tracer = Tracer(kubeconfig=str(kubeconfig), workdir=work)
+        cleanup.callback(tracer.stop)
+        tracer.wait_watching()
+        console.rule(f"ground truth: {settings.minutes:g} min at speed 1, production timers")
+        with _clock_bar("ground truth", settings.duration_s):
+            started, summary = record_truth(
+                kubeconfig=kubeconfig, run_dir=work / "truth" / "run-1",
+                duration_s=settings.duration_s, prices=prices,
+                on_step=lambda step: console.print(
+                    f"  t+{step.at_s:5.0f}s  {step.note:32} "
+                    + " ".join(f"{k}={v}" for k, v in step.replicas.items())))
+        tracer.export(start=started, end=started + settings.duration_s,
+                      output=work / "truth.trace")
+    return {"timers_restarted": restarted, "truth_state": summary.state}
+
+
+def _replays(env: str, work: Path, settings: fidelity_settings.Settings,
+             label: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    truth = load_run(work / "truth" / "run-1")
+    yield {**label, "figure": "fidelity.truth", **figures.headlines(truth),
+           "results": str(truth.run_dir), "trace": str(work / "truth.trace")}
+    worst: dict[float, dict[str, figures.Value]] = {}
+    for speed in settings.speeds:
+        console.rule(f"replay at {speed:g}x, {settings.repetitions} run(s)")
+        try:
+            runs = replay(env=env, trace=work / "truth.trace", speed=speed,
+                          repetitions=settings.repetitions, duration_s=settings.duration_s)
+        except ReplayError as exc:
+            worst[speed] = dict.fromkeys(figures.RELATIVE)
+            yield {**label, "figure": "fidelity.run", "speed": speed, "ran": False,
+                   "reason": str(exc)}
+            continue
+        compared = [figures.compare(truth=truth, replay=load_run(run), speed=speed,
+                                    repetition=index) for index, run in enumerate(runs, 1)]
+        for comparison, run in zip(compared, runs, strict=True):
+            yield {**label, "figure": "fidelity.run", "speed": speed,
+                   "repetition": comparison.repetition,
+                   "summary": figures.describe(comparison.errors),
+                   **figures.as_json(comparison), "results": str(run)}
+        worst[speed] = figures.worst(compared)
+        yield {**label, "figure": "fidelity.speed", "speed": speed, "repetitions": len(runs),
+               "summary": figures.describe(worst[speed]),
+               **{f"{name}_pct": figures.percent(value) for name, value in worst[speed].items()},
+               "within": figures.within(worst[speed])}
+    best, missed = figures.highest_speed(worst)
+    yield {**label, "figure": "fidelity.highest_speed", "value": best, "first_miss": missed,
+           "limits_pct": {name: limit * 100 for name, limit in figures.LIMITS.items()},
+           "speeds": list(settings.speeds), "repetitions": settings.repetitions}
+    plot = DOCS_PLOT if settings.write_docs else work / "fidelity-error.png"
+    title = (f"{label['autoscaler']} {label['autoscaler_version']}: "
+             f"{settings.minutes:g}-minute workload, worst of {settings.repetitions}")
+    yield {**label, "figure": "fidelity.plot",
+           "path": str(draw(worst_by_speed=worst, path=plot, title=title))}
+
+
+def run() -> Iterator[dict[str, Any]]:
+    configure_logging()  # the retiming and the recorder log in this process: to stderr
+    label: dict[str, Any] = {"autoscaler": AUTOSCALER, "autoscaler_version": None}
+    try:
+        binary = resolve(None)
+        label["autoscaler_version"] = binary.version
+        settings = fidelity_settings.from_environ(os.environ)
+    except (EnvironmentStateError, fidelity_settings.SettingsError) as exc:
+        yield {**label, "figure": "fidelity", "ran": False, "reason": str(exc)}
+        return
+    if binary.warning:
+        console.print(f"[yellow]warning:[/] {binary.warning}")
+    env = f"bench-fid-{os.getpid()}"
+    work = Path(tempfile.mkdtemp(prefix="simkube-fidelity-"))
+    console.print(f"fidelity benchmark: trace, truth and plot in {work}", soft_wrap=True)
+    started = time.monotonic()
+    try:
+        skctl("env", "up", "--name", env, "--services", "--autoscaler", "--autoscaler-binary",
+              str(binary.path), "--node-groups", str(DEFAULT_NODE_GROUPS), show=True)
+        truth = _truth(env, work, settings)
+        yield {**label, "figure": "fidelity.setup", "minutes": settings.minutes,
+               "speeds": list(settings.speeds), "repetitions": settings.repetitions,
+               "workdir": str(work), **truth}
+        yield from _replays(env, work, settings, label)
+        yield {**label, "figure": "fidelity.wall_seconds",
+               "value": round(time.monotonic() - started, 1)}
+    finally:
+        down = subprocess.run([SKCTL, "env", "down", "--name", env], check=False,
+                              capture_output=True, text=True, timeout=300)
+        if down.returncode != 0:
+            console.print(f"[red]env down --name {env} failed:[/] {down.stderr.strip()}")

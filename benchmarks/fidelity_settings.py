@@ -1,0 +1,88 @@
+"""What a fidelity benchmark run covers, read from environment variables.
+
+The full benchmark takes over an hour (a 20-minute ground truth, then every speed replayed
+twice), so ``make bench`` users and the docs need a way to run a short version with the same
+code: the variables below. A wrong value stops the benchmark before anything starts, with a
+message naming the variable, rather than silently falling back to a default.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+MINUTES = "SIMKUBE_FIDELITY_MINUTES"
+SPEEDS = "SIMKUBE_FIDELITY_SPEEDS"
+REPETITIONS = "SIMKUBE_FIDELITY_REPETITIONS"
+WRITE_DOCS = "SIMKUBE_FIDELITY_WRITE_DOCS"
+DEFAULT_MINUTES = 20.0
+DEFAULT_SPEEDS = (1.0, 5.0, 10.0, 20.0, 50.0)
+DEFAULT_REPETITIONS = 2
+MIN_MINUTES = 1.0  # the workload needs room for a day, a burst and a tail
+MAX_REPETITIONS = 100  # a Simulation's own limit
+MAX_SPEED = 1000.0
+
+
+class SettingsError(ValueError):
+    """A benchmark variable has a value the benchmark cannot run with; the message says which."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    minutes: float
+    speeds: tuple[float, ...]  # ascending, no repeats
+    repetitions: int
+    write_docs: bool
+
+    @property
+    def duration_s(self) -> float:
+        return self.minutes * 60.0
+
+
+def _minutes(raw: str | None) -> float:
+    if raw is None or not raw.strip():
+        return DEFAULT_MINUTES
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{MINUTES}={raw!r} is not a number of minutes") from None
+    if not math.isfinite(value) or value < MIN_MINUTES:
+        raise SettingsError(f"{MINUTES}={raw!r}: the workload needs at least "
+                            f"{MIN_MINUTES:g} minute(s)")
+    return value
+
+
+def _speeds(raw: str | None) -> tuple[float, ...]:
+    if raw is None or not raw.strip():
+        return DEFAULT_SPEEDS
+    speeds: set[float] = set()
+    for part in raw.split(","):
+        try:
+            speed = float(part)
+        except ValueError:
+            raise SettingsError(f"{SPEEDS}={raw!r}: {part.strip()!r} is not a speed") from None
+        if not math.isfinite(speed) or not 0 < speed <= MAX_SPEED:
+            raise SettingsError(f"{SPEEDS}={raw!r}: every speed must be above 0 and at most "
+                                f"{MAX_SPEED:g}")
+        speeds.add(speed)
+    return tuple(sorted(speeds))
+
+
+def _repetitions(raw: str | None) -> int:
+    if raw is None or not raw.strip():
+        return DEFAULT_REPETITIONS
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SettingsError(f"{REPETITIONS}={raw!r} is not a whole number") from None
+    if not 1 <= value <= MAX_REPETITIONS:
+        raise SettingsError(f"{REPETITIONS}={raw!r}: use 1 to {MAX_REPETITIONS}")
+    return value
+
+
+def from_environ(environ: Mapping[str, str]) -> Settings:
+    """The run's settings; ``SettingsError`` naming the variable that is wrong."""
+    return Settings(minutes=_minutes(environ.get(MINUTES)), speeds=_speeds(environ.get(SPEEDS)),
+                    repetitions=_repetitions(environ.get(REPETITIONS)),
+                    write_docs=environ.get(WRITE_DOCS, "").strip() == "1")

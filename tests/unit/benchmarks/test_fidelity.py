@@ -1,0 +1,44 @@
+"""The fidelity benchmark refuses to run without an autoscaler or with wrong settings: one
+JSON line saying why, nothing started."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks import fidelity
+from simkube.core.errors import EnvironmentStateError
+from simkube.env.autoscaler import AutoscalerBinary
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(autouse=True)
+def _nothing_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: str, **kwargs: object) -> str:
+        raise AssertionError(f"skctl {args} must not run")
+    monkeypatch.setattr(fidelity, "skctl", refuse)
+    monkeypatch.setattr(fidelity, "configure_logging", lambda: None)
+
+
+def test_without_a_cluster_autoscaler_it_says_so_and_stops(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(explicit: Path | None) -> AutoscalerBinary:
+        raise EnvironmentStateError("no Cluster Autoscaler binary was given")
+    monkeypatch.setattr(fidelity, "resolve", missing)
+    assert list(fidelity.run()) == [{
+        "autoscaler": "cluster-autoscaler", "autoscaler_version": None, "figure": "fidelity",
+        "ran": False, "reason": "no Cluster Autoscaler binary was given"}]
+
+
+def test_wrong_settings_are_named_before_anything_starts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fidelity, "resolve", lambda explicit: AutoscalerBinary(
+        path=Path("/ca"), source="test", version="1.36.1"))
+    monkeypatch.setenv("SIMKUBE_FIDELITY_SPEEDS", "fast")
+    lines = list(fidelity.run())
+    assert len(lines) == 1
+    assert lines[0]["autoscaler_version"] == "1.36.1"
+    assert lines[0]["ran"] is False
+    assert "SIMKUBE_FIDELITY_SPEEDS" in lines[0]["reason"]

@@ -1,0 +1,71 @@
+"""The fidelity workload's timeline: a day, a burst, a final scale-down, and a tail to see it."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.fidelity_workload import (
+    BURST,
+    HOURLY,
+    NAMESPACE,
+    SERVICES,
+    TRUTH_PREFIX,
+    cronjob,
+    day_seconds,
+    deployment,
+    schedule,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def test_the_default_run_leaves_twelve_minutes_for_scale_down() -> None:
+    assert day_seconds(1200) == 480
+    assert day_seconds(180) == pytest.approx(72)  # short runs keep 40 % for the day
+
+
+def test_steps_are_in_order_and_inside_the_day() -> None:
+    steps = schedule(duration_s=1200)
+    times = [step.at_s for step in steps]
+    assert times == sorted(times)
+    assert times[0] == 0
+    assert times[-1] == 480  # the final scale-down ends the day
+    assert all(step.replicas for step in steps)
+
+
+def test_replicas_follow_the_curve_and_end_at_the_minimum() -> None:
+    steps = schedule(duration_s=1200)
+    state: dict[str, int] = {}
+    peaks: dict[str, int] = {}
+    for step in steps:
+        state.update(step.replicas)
+        for name, count in state.items():
+            peaks[name] = max(peaks.get(name, 0), count)
+    assert {s.name: s.low for s in SERVICES} | {BURST.name: 0} == state
+    assert {s.name: s.high for s in SERVICES} | {BURST.name: BURST.high} == peaks
+    assert max(HOURLY) == 1.0
+
+
+def test_the_burst_needs_the_large_group_and_outlasts_provisioning() -> None:
+    steps = schedule(duration_s=1200)
+    started = next(s.at_s for s in steps if s.replicas.get(BURST.name) == BURST.high)
+    ended = next(s.at_s for s in steps if s.at_s > started and s.replicas.get(BURST.name) == 0)
+    assert ended - started >= 150  # a new node takes 70-85 s with the default node groups
+    assert float(BURST.cpu) > 2  # more than a small node has
+
+
+def test_pods_target_fake_nodes_only_in_the_recorded_namespace() -> None:
+    assert NAMESPACE.startswith(f"{TRUTH_PREFIX}-")
+    job = cronjob()
+    service = deployment(SERVICES[0])
+    for manifest, spec in ((service, service["spec"]["template"]["spec"]),
+                           (job, job["spec"]["jobTemplate"]["spec"]["template"]["spec"])):
+        assert manifest["metadata"]["namespace"] == NAMESPACE
+        assert spec["nodeSelector"] == {"type": "kwok"}
+        assert spec["tolerations"] == [{"key": "kwok.x-k8s.io/node", "operator": "Exists",
+                                        "effect": "NoSchedule"}]
+
+
+def test_a_non_positive_duration_is_refused() -> None:
+    with pytest.raises(ValueError, match="must be positive"):
+        schedule(duration_s=0)
