@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,26 @@ import yaml
 
 from simkube.env.services import DEFAULT_NODE_GROUPS
 from simkube.results import load_run
+from simkube.results.model import ScalingRow
 from tests.autoscaler.conftest import FAST_SCALE_DOWN, Sampler, connect
 from tests.conftest import skctl
 from tests.support.kube import eventually
 
 pytestmark = pytest.mark.autoscaler
 TRACE = Path(__file__).parents[1] / "data" / "simkube" / "dsb-scaling.sktrace"
+
+
+def ups(rows: Sequence[ScalingRow]) -> dict[str, list[int]]:
+    """Each group's observed node counts in order, one node at a time (two nodes that arrive
+    within one sample are one row of +2, which must not count as a different sequence)."""
+    paths: dict[str, list[int]] = {}
+    for row in rows:
+        if row.source != "nodes":
+            continue
+        path = paths.setdefault(row.group, [row.nodes_after - row.delta])
+        step = 1 if row.delta > 0 else -1
+        path.extend(range(path[-1] + step, row.nodes_after + step, step))
+    return paths
 
 
 async def test_dsb_scaling_at_speed_ten_rises_and_falls(make_env: Any) -> None:
@@ -37,10 +52,13 @@ async def test_dsb_scaling_at_speed_ten_rises_and_falls(make_env: Any) -> None:
     env.mark()
     await asyncio.to_thread(
         skctl, "run", "--env", env.name, "--name", "dsb", "--trace", str(TRACE), "--speed",
-        "10", "--wait", "--timeout", "600", timeout=700)
+        "10", "--repetitions", "2", "--seed", "11", "--wait", "--timeout", "900", timeout=1000)
     status = json.loads(skctl("status", "dsb", "--env", env.name, "--json").stdout)["status"]
     assert status["state"] == "Finished"
     run = load_run(Path(status["resultsDir"]) / "run-1")
+    again = load_run(Path(status["resultsDir"]) / "run-2")
+    # One seed, one sequence: the node groups grow the same way in both repetitions.
+    assert ups(run.scaling) == ups(again.scaling), (run.scaling, again.scaling)
     totals = [row.nodes_total for row in run.timeline]
     assert max(totals) > totals[0], f"no group grew: {totals}"
     autoscaled = [row for row in run.scaling if row.source == "autoscaler"]

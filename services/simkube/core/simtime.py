@@ -12,7 +12,8 @@ carries both, and ``TimerPlan.distorted`` lists the timers a floor stretches pas
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,3 +172,33 @@ def read_timescale(data: Mapping[str, Any]) -> tuple[float, int, str]:
     except (TypeError, ValueError):
         raise ValueError(f"{SEED_KEY} {data.get(SEED_KEY)!r} is not a whole number") from None
     return speed, seed, str(data.get(RUN_KEY, ""))
+
+
+class TraceClock:
+    """Trace time between a replay's progress reports.
+
+    sk-driver reports its trace time about once a second when nothing else happens, so a
+    clock that only repeats the last report stalls, then jumps: at speed 50 a stall of 1.5 s
+    is 75 s of trace time, and every pending time measured across it is off by as much. The
+    replay clock itself runs continuously at ``speed`` while the run is running, so between
+    reports trace time is the last one plus the wall time since, times the speed — never past
+    the trace's length, and frozen while the run is not running.
+    """
+
+    def __init__(self, *, speed: float, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._scale = TimeScale(speed)
+        self._monotonic = monotonic
+        self._trace_s = 0.0
+        self._at = monotonic()
+        self._running = False
+        self._limit_s: float | None = None
+
+    def report(self, *, trace_s: float, running: bool, length_s: float | None = None) -> None:
+        self._trace_s, self._at, self._running = trace_s, self._monotonic(), running
+        self._limit_s = length_s if length_s else None
+
+    def now(self) -> float:
+        if not self._running:
+            return self._trace_s
+        moved = self._trace_s + self._scale.to_trace(self._monotonic() - self._at)
+        return min(moved, self._limit_s) if self._limit_s is not None else moved

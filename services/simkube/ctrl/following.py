@@ -64,6 +64,9 @@ async def _watch(run: SimulationRun, *, name: str) -> driver_pb2.SimulationProgr
             async for progress in run.deps.driver.watch(name):
                 deadline = None
                 run.progress = progress
+                run.clock.report(trace_s=progress.trace_time_ms / 1000,
+                                 running=progress.state == STATE.SIMULATION_STATE_RUNNING,
+                                 length_s=progress.trace_length_ms / 1000)
                 await _report(run, progress)
                 if progress.state in FINAL_STATES:
                     return progress

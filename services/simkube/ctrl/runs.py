@@ -22,6 +22,7 @@ import grpc
 from simkube.cloudprov.config import CloudConfig
 from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import get_logger
+from simkube.core.simtime import TraceClock
 from simkube.ctrl import events, nodegroups
 from simkube.ctrl.driving import STATE, DriverClient, DriverError
 from simkube.ctrl.following import RunLostError, SimulationFailedError, follow
@@ -69,6 +70,7 @@ class SimulationRun:
                                    status=simulation.get("status") or {},
                                    generation=lambda: generation_of(self.simulation))
         self.progress: driver_pb2.SimulationProgress | None = None
+        self.clock = TraceClock(speed=1.0)  # replaced with the run's speed when it starts
         self._runs: list[dict[str, Any]] = []
         self._current: str | None = None
         self._recorder: RunRecorder | None = None
@@ -242,11 +244,12 @@ class SimulationRun:
         name = run_name(self.name, number)
         self._current = name
         self.progress = None
+        self.clock = TraceClock(speed=spec.speed)
         recorder = RunRecorder(
             kube=self.deps.kube, run_dir=Path(entry["resultsDir"]), simulation=self.name,
             run=number, namespace_prefix=spec.namespace_prefix,
             groups=nodegroups.prices(config), speed=spec.speed,
-            trace_clock=lambda: self.progress.trace_time_ms / 1000 if self.progress else 0.0,
+            trace_clock=self.clock.now,
             timers=self.writer.status.get("timers"))
         self._recorder = recorder
         if not await recorder.start():

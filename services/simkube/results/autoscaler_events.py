@@ -5,8 +5,10 @@ free-text messages: ``TriggeredScaleUp`` on each pod that caused a scale-up ("po
 scale-up: [{general 1->3 (max: 5)}]"), ``ScaledUpGroup`` on its status ConfigMap ("Scale-up:
 setting group general size to 3 instead of 1 (max: 5)"), ``ScaleDown`` / ``ScaleDownEmpty``
 on nodes and its ConfigMap ("Scale-down: removing empty node n1"). Deltas are parsed where
-the message carries them, else 0. Many pods announce the same scale-up, so an identical
-(reason, group, delta, nodes after) within ``window`` seconds is one decision. An Event whose
+the message carries them, else 0. One decision is announced many times — on every pod that
+triggered a scale-up and once more on the status ConfigMap (``ScaledUpGroup``), a removal on
+the node and on the ConfigMap — so an identical (decision, group, delta, nodes after, node)
+within ``window`` seconds is one decision, whichever reason announced it. An Event whose
 ``count`` grows is a new occurrence; one already seen (after a re-list) is not.
 """
 
@@ -21,7 +23,8 @@ from typing import Any
 from simkube.results.pods import parse_time
 
 COMPONENT = "cluster-autoscaler"
-REASONS = frozenset({"TriggeredScaleUp", "ScaledUpGroup", "ScaleDown", "ScaleDownEmpty"})
+SCALE_UP_REASONS = frozenset({"TriggeredScaleUp", "ScaledUpGroup"})
+REASONS = SCALE_UP_REASONS | {"ScaleDown", "ScaleDownEmpty"}
 _TRIGGERED = re.compile(r"\{\s*([^\s{}]+)\s+(\d+)\s*->\s*(\d+)")
 _SET_SIZE = re.compile(r"group\s+(\S+)\s+size\s+to\s+(\d+)\s+instead\s+of\s+(\d+)")
 _NODE = re.compile(r"node\s+\"?([a-z0-9][a-z0-9.-]*)\"?")
@@ -34,6 +37,12 @@ class ScaleChange:
     group: str
     delta: int
     nodes_after: int
+    node: str = ""  # the node a scale-down removes
+
+    @property
+    def decision(self) -> tuple[str, str, int, int, str]:
+        kind = "up" if self.reason in SCALE_UP_REASONS else "down"
+        return (kind, self.group, self.delta, self.nodes_after, self.node)
 
 
 def is_autoscaler_event(obj: Mapping[str, Any]) -> bool:
@@ -76,7 +85,7 @@ def parse_changes(obj: Mapping[str, Any], *, group_of: Callable[[str], str | Non
     if group is None:
         return []
     delta = -1 if _REMOVING.search(message) else 0
-    return [ScaleChange(reason=reason, group=group, delta=delta,
+    return [ScaleChange(reason=reason, group=group, delta=delta, node=node,
                         nodes_after=max(counts.get(group, 0) + delta, 0))]
 
 
@@ -86,7 +95,7 @@ class AutoscalerEvents:
     def __init__(self, *, window: float = 30.0) -> None:
         self._window = window
         self._counts: dict[str, int] = {}  # event uid -> count seen
-        self._recent: dict[tuple[str, str, int, int], float] = {}
+        self._recent: dict[tuple[str, str, int, int, str], float] = {}
 
     def is_new(self, obj: Mapping[str, Any]) -> bool:
         uid = str((obj.get("metadata") or {}).get("uid") or "")
@@ -100,7 +109,7 @@ class AutoscalerEvents:
         """Drop changes identical to one seen less than ``window`` seconds ago."""
         kept = []
         for change in changes:
-            key = (change.reason, change.group, change.delta, change.nodes_after)
+            key = change.decision
             last = self._recent.get(key)
             self._recent[key] = wall_s
             if last is None or wall_s - last >= self._window:

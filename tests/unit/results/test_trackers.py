@@ -135,3 +135,23 @@ def test_autoscaler_events_counted_once() -> None:
     assert len(events.fresh(changes, wall_s=0)) == 1
     assert events.fresh(changes, wall_s=10) == []  # another pod announcing the same scale-up
     assert len(events.fresh(changes, wall_s=45)) == 1
+
+
+def test_one_decision_announced_under_two_reasons_is_one_row() -> None:
+    events = AutoscalerEvents(window=30)
+    triggered = parse_changes(ca_event("u1", reason="TriggeredScaleUp",
+                                       message="{large 1->3 (max: 5)}"),
+                              group_of=lambda _: None, counts={})
+    status = parse_changes(ca_event("u2", reason="ScaledUpGroup",
+                                    message="setting group large size to 3 instead of 1"),
+                           group_of=lambda _: None, counts={})
+    assert len(events.fresh(triggered, wall_s=0.0)) == 1
+    assert events.fresh(status, wall_s=0.02) == []
+    groups, counts = {"n1": "large", "n2": "large"}, {"large": 3}
+    removals = [parse_changes(ca_event(f"d{i}", reason=reason, message=f'removing node "{node}"'),
+                              group_of=groups.get, counts=counts)
+                for i, (reason, node) in enumerate([("ScaleDownEmpty", "n1"), ("ScaleDown", "n1"),
+                                                     ("ScaleDownEmpty", "n2")])]
+    kept = [events.fresh(changes, wall_s=1.0) for changes in removals]
+    # n1 once whichever reason announced it; n2, removed in the same loop, is its own row.
+    assert [len(rows) for rows in kept] == [1, 0, 1]
