@@ -10,6 +10,12 @@ What a pod gets:
 - a run still going when the trace ended: nothing; it runs until deleted;
 - no run left (the simulation launched more pods than were recorded): Job pods complete at
   once, as KWOK completes any Job pod without lifecycle data; other pods run until deleted.
+
+Recorded runs of replica controllers (Deployments, StatefulSets, DaemonSets, ReplicaSets) are
+not lifetimes: their pods restart ``Always``, so a run ends only when the controller deletes
+the pod (a scale-down, a rollout), and the replay does that itself from the recorded
+objects. Completing such a pod at its recorded end instead made the ReplicaSet replace it — a
+pod, a scheduling and a pending time the recorded cluster never had.
 """
 
 from __future__ import annotations
@@ -20,6 +26,11 @@ from dataclasses import dataclass, field
 from simkube.core.durations import go_duration
 from simkube.driver.names import POD_LIFETIME, POD_LIFETIME_MAX
 from simkube.trace import PodLifecycle, PodRun
+
+
+REPLICA_CONTROLLERS = frozenset({"apps/v1.Deployment", "apps/v1.StatefulSet",
+                                 "apps/v1.DaemonSet", "apps/v1.ReplicaSet",
+                                 "v1.ReplicationController"})
 
 
 def owner_key(kind_key: str, ns_name: str) -> str:
@@ -42,6 +53,8 @@ class LifetimePlan:
                  jitter_ms: int = 0) -> None:
         self._runs: dict[str, tuple[PodRun, ...]] = {}
         for lifecycle in lifecycles:
+            if lifecycle.owner_kind in REPLICA_CONTROLLERS:
+                continue
             key = owner_key(lifecycle.owner_kind, lifecycle.owner)
             self._runs[key] = self._runs.get(key, ()) + lifecycle.runs
         self._speed = speed

@@ -47,3 +47,17 @@ def test_lifetimes_are_trace_time_and_jitter_is_an_upper_bound() -> None:
     assignment = plan.assign(CRON, job_owned=True)
     assert assignment.lifetime_ms == 7_500
     assert assignment.annotations == {POD_LIFETIME: "7500ms", POD_LIFETIME_MAX: "9500ms"}
+
+
+def test_replica_controllers_runs_are_not_lifetimes() -> None:
+    web = owner_key("apps/v1.Deployment", "ns/web")
+    plan = LifetimePlan([
+        PodLifecycle(owner_kind="apps/v1.Deployment", owner="ns/web", runs=(
+            PodRun(start_ms=0, end_ms=40_000),)),  # deleted by a scale-down, not finished
+        PodLifecycle(owner_kind="apps/v1.StatefulSet", owner="ns/db", runs=(
+            PodRun(start_ms=0, end_ms=10_000),)),
+    ], speed=1.0)
+    assert plan.owners == frozenset()
+    assignment = plan.assign(web, job_owned=False)
+    assert assignment.lifetime_ms is None
+    assert assignment.annotations == {}
