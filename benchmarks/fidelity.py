@@ -38,7 +38,6 @@ from benchmarks.fidelity_truth import Tracer, record_truth
 from simkube.cloudprov.config import load_file
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.logs import configure_logging
-from simkube.core.simtime import TimerSettings
 from simkube.env import retiming
 from simkube.env.autoscaler import NAME as AUTOSCALER
 from simkube.env.autoscaler import resolve
@@ -73,12 +72,13 @@ def _truth(env: str, work: Path, settings: fidelity_settings.Settings) -> dict[s
     kubeconfig = Path(skctl("env", "kubeconfig", "--name", env).strip())
     prices = {g.id: g.price_per_hour for g in load_file(DEFAULT_NODE_GROUPS).groups.values()}
     with contextlib.ExitStack() as cleanup:
-        restarted = retiming.retime(env, speed=1.0, settings=TimerSettings())
+        restarted = retiming.retime(env, speed=1.0, settings=settings.timer_settings)
         cleanup.callback(retiming.restore, env)
         tracer = Tracer(kubeconfig=str(kubeconfig), workdir=work)
         cleanup.callback(tracer.stop)
         tracer.wait_watching()
-        console.rule(f"ground truth: {settings.minutes:g} min at speed 1, production timers")
+        console.rule(f"ground truth: {settings.minutes:g} min at speed 1, timers: "
+                     f"{', '.join(settings.timers) or 'production defaults'}")
         with _clock_bar("ground truth", settings.duration_s):
             started, summary = record_truth(
                 kubeconfig=kubeconfig, run_dir=work / "truth" / "run-1",
@@ -95,13 +95,15 @@ def _replays(env: str, work: Path, settings: fidelity_settings.Settings,
              label: dict[str, Any]) -> Iterator[dict[str, Any]]:
     truth = load_run(work / "truth" / "run-1")
     yield {**label, "figure": "fidelity.truth", **figures.headlines(truth),
+           "timers": list(settings.timers) or "production defaults",
            "results": str(truth.run_dir), "trace": str(work / "truth.trace")}
     worst: dict[float, dict[str, figures.Value]] = {}
     for speed in settings.speeds:
         console.rule(f"replay at {speed:g}x, {settings.repetitions} run(s)")
         try:
             runs = replay(env=env, trace=work / "truth.trace", speed=speed,
-                          repetitions=settings.repetitions, duration_s=settings.duration_s)
+                          repetitions=settings.repetitions, duration_s=settings.duration_s,
+                          timers=settings.timers)
         except ReplayError as exc:
             worst[speed] = dict.fromkeys(figures.RELATIVE)
             yield {**label, "figure": "fidelity.run", "speed": speed, "ran": False,

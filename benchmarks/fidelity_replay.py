@@ -45,12 +45,13 @@ def simulation_name(speed: float) -> str:
 
 
 def replay(*, env: str, trace: Path, speed: float, repetitions: int,
-           duration_s: float) -> list[Path]:
+           duration_s: float, timers: tuple[str, ...] = ()) -> list[Path]:
     """Run the Simulation to its end; the results directory of each of its runs, in order."""
     name = simulation_name(speed)
     budget = repetitions * (duration_s / speed + RUN_OVERHEAD_S)
     skctl("run", "--env", env, "--name", name, "--trace", str(trace), "--speed", f"{speed:g}",
           "--repetitions", str(repetitions), "--duration", f"{round(duration_s)}s",
+          *(f"--timer={timer}" for timer in timers),
           "--wait", "--timeout", f"{budget:.0f}", timeout=budget + 120, show=True)
     status = json.loads(skctl("status", name, "--env", env, "--json"))["status"]
     runs = [Path(run["resultsDir"]) for run in status.get("runs", [])

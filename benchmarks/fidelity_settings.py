@@ -12,10 +12,18 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from simkube.core.errors import ConfigError
+from simkube.core.simtime import TimerSettings
+from simkube.ctrl.timerspec import TimerSpecError, timer_settings
+from simkube.skctl.sim_manifest import timer_sections
+
 MINUTES = "SIMKUBE_FIDELITY_MINUTES"
 SPEEDS = "SIMKUBE_FIDELITY_SPEEDS"
 REPETITIONS = "SIMKUBE_FIDELITY_REPETITIONS"
 WRITE_DOCS = "SIMKUBE_FIDELITY_WRITE_DOCS"
+# Timers of the truth and of every replay, in trace time, as skctl run --timer takes them
+# (comma-separated); unset ones keep their production defaults.
+TIMERS = "SIMKUBE_FIDELITY_TIMERS"
 DEFAULT_MINUTES = 20.0
 DEFAULT_SPEEDS = (1.0, 5.0, 10.0, 20.0, 50.0)
 DEFAULT_REPETITIONS = 2
@@ -34,6 +42,11 @@ class Settings:
     speeds: tuple[float, ...]  # ascending, no repeats
     repetitions: int
     write_docs: bool
+    timers: tuple[str, ...] = ()
+
+    @property
+    def timer_settings(self) -> TimerSettings:
+        return timer_settings(timer_sections(self.timers))
 
     @property
     def duration_s(self) -> float:
@@ -81,8 +94,18 @@ def _repetitions(raw: str | None) -> int:
     return value
 
 
+def _timers(raw: str | None) -> tuple[str, ...]:
+    timers = tuple(part.strip() for part in (raw or "").split(",") if part.strip())
+    try:
+        timer_settings(timer_sections(timers))
+    except (ConfigError, TimerSpecError) as exc:
+        raise SettingsError(f"{TIMERS}={raw!r}: {exc}") from None
+    return timers
+
+
 def from_environ(environ: Mapping[str, str]) -> Settings:
     """The run's settings; ``SettingsError`` naming the variable that is wrong."""
     return Settings(minutes=_minutes(environ.get(MINUTES)), speeds=_speeds(environ.get(SPEEDS)),
                     repetitions=_repetitions(environ.get(REPETITIONS)),
-                    write_docs=environ.get(WRITE_DOCS, "").strip() == "1")
+                    write_docs=environ.get(WRITE_DOCS, "").strip() == "1",
+                    timers=_timers(environ.get(TIMERS)))

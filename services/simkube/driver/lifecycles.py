@@ -27,7 +27,6 @@ from simkube.core.durations import go_duration
 from simkube.driver.names import POD_LIFETIME, POD_LIFETIME_MAX
 from simkube.trace import PodLifecycle, PodRun
 
-
 REPLICA_CONTROLLERS = frozenset({"apps/v1.Deployment", "apps/v1.StatefulSet",
                                  "apps/v1.DaemonSet", "apps/v1.ReplicaSet",
                                  "v1.ReplicationController"})

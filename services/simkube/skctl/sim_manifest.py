@@ -53,7 +53,7 @@ SECTIONS = {"clusterAutoscaler": ("autoscaler", "clusterAutoscaler"),
             "scheduler": ("scheduler",), "controllerManager": ("controllerManager",)}
 
 
-def _timer_sections(timers: tuple[str, ...]) -> dict[str, Any]:
+def timer_sections(timers: tuple[str, ...]) -> dict[str, Any]:
     """``--timer clusterAutoscaler.scan-interval=10s`` etc. as spec sections."""
     spec: dict[str, Any] = {}
     for given in timers:
@@ -128,7 +128,7 @@ def from_flags(flags: RunFlags) -> dict[str, Any]:
         spec["podTiming"] = {"startupDelay": flags.startup_delay}
     if flags.seed is not None:
         spec["seed"] = flags.seed
-    spec.update(_timer_sections(flags.timers))
+    spec.update(timer_sections(flags.timers))
     name = flags.name or default_name(flags.trace or flags.tracer or "sim")
     return checked({"apiVersion": names.API_VERSION, "kind": names.KIND,
                     "metadata": {"name": name}, "spec": spec})

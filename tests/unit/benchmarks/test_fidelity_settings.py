@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.fidelity_settings import SettingsError, from_environ
+from benchmarks.fidelity_settings import TIMERS, SettingsError, from_environ
 
 pytestmark = pytest.mark.unit
 
@@ -41,3 +41,17 @@ def test_wrong_values_are_refused_by_name(variable: str, value: str, says: str) 
     with pytest.raises(SettingsError, match=variable) as caught:
         from_environ({variable: value})
     assert says in str(caught.value)
+
+
+def test_timers_reach_the_truth_and_the_replays_and_typos_are_refused() -> None:
+    settings = from_environ({
+        TIMERS: "clusterAutoscaler.scale-down-unneeded-time=3m, "
+                                  "scheduler.podMaxBackoffSeconds=5"})
+    assert settings.timers == ("clusterAutoscaler.scale-down-unneeded-time=3m",
+                               "scheduler.podMaxBackoffSeconds=5")
+    assert dict(settings.timer_settings.values) == {
+        "clusterAutoscaler.scale-down-unneeded-time": 180_000,
+        "scheduler.podMaxBackoffSeconds": 5000}
+    assert from_environ({}).timers == ()
+    with pytest.raises(SettingsError, match="SIMKUBE_FIDELITY_TIMERS"):
+        from_environ({TIMERS: "clusterAutoscaler.scan=1s"})
