@@ -10,7 +10,7 @@ when a Pause raced with the end of the run.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import grpc
 
@@ -20,7 +20,9 @@ from simkube.ctrl.statuses import State, progress_fields
 from simkube.gen.simkube.driver.v1 import driver_pb2
 
 if TYPE_CHECKING:
-    from simkube.ctrl.runs import SimulationRun
+    from simkube.core.simtime import TraceClock
+    from simkube.ctrl.driving import DriverClient
+    from simkube.ctrl.statuses import StatusWriter
 
 log = get_logger(__name__)
 SHOWN_STATES = {STATE.SIMULATION_STATE_PENDING: State.INITIALIZING,
@@ -40,11 +42,39 @@ class RunLostError(SimulationFailedError):
     """The driver does not know the run any more (it restarted); only this run is lost."""
 
 
+class FollowDeps(Protocol):
+    @property
+    def driver(self) -> DriverClient: ...
+
+    @property
+    def retry_budget(self) -> float: ...
+
+
+class FollowedRun(Protocol):
+    """What following needs of a simulation's lifecycle (``runs.SimulationRun``), named here
+    so this module does not import the one that calls it."""
+
+    progress: driver_pb2.SimulationProgress | None
+    simulation: dict[str, Any]
+    changed: asyncio.Event
+
+    @property
+    def deps(self) -> FollowDeps: ...
+
+    @property
+    def clock(self) -> TraceClock: ...
+
+    @property
+    def writer(self) -> StatusWriter: ...
+
+    async def emit(self, reason: str, message: str, *, warning: bool = False) -> None: ...
+
+
 def wants_pause(simulation: dict[str, Any]) -> bool:
     return (simulation.get("spec") or {}).get("pausedTime") not in (None, "")
 
 
-async def follow(run: SimulationRun, *, name: str, paused: bool,
+async def follow(run: FollowedRun, *, name: str, paused: bool,
                  ) -> driver_pb2.SimulationProgress:
     """Follow run ``name`` until it ends; its final progress."""
     pauser = asyncio.create_task(_pause_loop(run, name=name, paused=paused))
@@ -55,7 +85,7 @@ async def follow(run: SimulationRun, *, name: str, paused: bool,
         await asyncio.gather(pauser, return_exceptions=True)
 
 
-async def _watch(run: SimulationRun, *, name: str) -> driver_pb2.SimulationProgress:
+async def _watch(run: FollowedRun, *, name: str) -> driver_pb2.SimulationProgress:
     loop = asyncio.get_running_loop()
     deadline: float | None = None
     budget = run.deps.retry_budget
@@ -85,7 +115,7 @@ async def _watch(run: SimulationRun, *, name: str) -> driver_pb2.SimulationProgr
             await asyncio.sleep(1.0)
 
 
-async def _report(run: SimulationRun, progress: driver_pb2.SimulationProgress) -> None:
+async def _report(run: FollowedRun, progress: driver_pb2.SimulationProgress) -> None:
     fields = progress_fields(progress)
     shown = SHOWN_STATES.get(progress.state)
     if shown is not None and shown.value != run.writer.state:
@@ -96,7 +126,7 @@ async def _report(run: SimulationRun, progress: driver_pb2.SimulationProgress) -
         await run.writer.progress(**fields)
 
 
-async def _pause_loop(run: SimulationRun, *, name: str, paused: bool) -> None:
+async def _pause_loop(run: FollowedRun, *, name: str, paused: bool) -> None:
     sent = paused
     while True:
         run.changed.clear()
