@@ -39,13 +39,15 @@ log = get_logger(__name__)
 NOT_APPLIED = ("not applied: sk-ctrl was started without --env or --autoscaler-deployment, "
                "so only sk-cloudprov's provisioning delays follow the speed")
 BASE_ARGS_ANNOTATION = "simkube.dev/base-args"
+RUN_ANNOTATION = "simkube.dev/run"
 ROLLOUT_TIMEOUT = 180.0
 
 
 class TimerTarget(Protocol):
     description: str
 
-    async def apply(self, *, speed: float, settings: TimerSettings) -> None: ...
+    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
+        """Timers for run ``run``; the autoscaler starts afresh for every run."""
 
     async def restore(self) -> None: ...
 
@@ -58,8 +60,9 @@ class LocalEnvironment:
         self.description = f"local environment {name!r} (cluster-autoscaler, kube-scheduler, " \
                            "kube-controller-manager restarted with them)"
 
-    async def apply(self, *, speed: float, settings: TimerSettings) -> None:
-        await asyncio.to_thread(retiming.retime, self.name, speed=speed, settings=settings)
+    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
+        await asyncio.to_thread(retiming.retime, self.name, speed=speed, settings=settings,
+                                fresh=True)
 
     async def restore(self) -> None:
         await asyncio.to_thread(retiming.restore, self.name)
@@ -76,14 +79,14 @@ class AutoscalerDeployment:
         self.description = (f"Deployment {namespace}/{name} (Cluster Autoscaler only; the "
                             "cluster's scheduler and controller-manager keep their timers)")
 
-    async def apply(self, *, speed: float, settings: TimerSettings) -> None:
+    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
         flags = plan(speed=speed, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
-        await self._set(lambda base: with_flags(base, flags))
+        await self._set(lambda base: with_flags(base, flags), run=run)
 
     async def restore(self) -> None:
-        await self._set(None)
+        await self._set(None, run=None)
 
-    async def _set(self, change: Any) -> None:
+    async def _set(self, change: Any, *, run: str | None) -> None:
         found = await self.kube.request("GET", self.path)
         annotations = found["metadata"].get("annotations") or {}
         container = found["spec"]["template"]["spec"]["containers"][0]
@@ -92,9 +95,12 @@ class AutoscalerDeployment:
         args = base if change is None else change(base)
         kept = None if change is None else json.dumps(base)
         containers = [{**container, "args": args}]
+        # The run's name on the pod template rolls CA out afresh for every run, even when
+        # its args stay the same (a second repetition).
         await self.kube.request("PATCH", self.path, content_type=MERGE_PATCH, body={
             "metadata": {"annotations": {BASE_ARGS_ANNOTATION: kept}},
-            "spec": {"template": {"spec": {"containers": containers}}}})
+            "spec": {"template": {"metadata": {"annotations": {RUN_ANNOTATION: run}},
+                                  "spec": {"containers": containers}}}})
 
         async def rolled_out() -> bool:
             now = await self.kube.request("GET", self.path)
@@ -162,7 +168,7 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
         await publish(kube, namespace=config.namespace, speed=spec.speed, seed=spec.seed,
                       run=run)
     if target is not None:
-        await target.apply(speed=spec.speed, settings=spec.timers)
+        await target.apply(speed=spec.speed, settings=spec.timers, run=run)
     applied = target.description if target else NOT_APPLIED
     warnings = tuple(timer.describe() for timer in scaled.distorted())
     if target is None and spec.speed != 1:

@@ -58,10 +58,15 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
     return record.argv
 
 
-def retime(name: str, *, speed: float, settings: TimerSettings | None = None) -> list[str]:
+def retime(name: str, *, speed: float, settings: TimerSettings | None = None,
+           fresh: bool = False) -> list[str]:
     """Restart what must change for a run at ``speed`` with ``settings`` (trace time;
-    None: production defaults); the names of the components restarted."""
-    return _apply(name, simtime.plan(speed=speed, settings=settings))
+    None: production defaults); the names of the components restarted. ``fresh`` restarts
+    the autoscaler even when its command line stays: a run must not inherit what CA
+    remembers of the previous one (when it last scaled up, which nodes have been unneeded
+    since when, backed-off groups), or repetitions stop being comparable."""
+    return _apply(name, simtime.plan(speed=speed, settings=settings),
+                  fresh=(AUTOSCALER,) if fresh else ())
 
 
 def restore(name: str) -> list[str]:
@@ -69,14 +74,14 @@ def restore(name: str) -> list[str]:
     return _apply(name, None)
 
 
-def _apply(name: str, plan: TimerPlan | None) -> list[str]:
+def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) -> list[str]:
     restarted: list[str] = []
     with running(name, wait=LOCK_WAIT_S) as env:
         for record in env.components:
             if not record.argv:
                 continue
             argv = _wanted(env, record, plan)
-            if argv == record.argv:
+            if argv == record.argv and record.name not in fresh:
                 continue
             if not record.base_argv:
                 record.base_argv = list(record.argv)

@@ -15,7 +15,13 @@ import pytest
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import RUN_CONFIGMAP, TimerSettings
-from simkube.ctrl.timing import BASE_ARGS_ANNOTATION, AutoscalerDeployment, publish, withdraw
+from simkube.ctrl.timing import (
+    BASE_ARGS_ANNOTATION,
+    RUN_ANNOTATION,
+    AutoscalerDeployment,
+    publish,
+    withdraw,
+)
 
 pytestmark = pytest.mark.integration
 ARGS = ["--cloud-provider=externalgrpc", "--scan-interval=2s", "--v=2"]
@@ -42,7 +48,7 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         await api.request("POST", path, body=deployment("cluster-autoscaler"))
         target = AutoscalerDeployment(kube=api, namespace=namespace, name="cluster-autoscaler")
         settings = TimerSettings(values={"clusterAutoscaler.scan-interval": 20_000})
-        await target.apply(speed=10, settings=settings)
+        await target.apply(speed=10, settings=settings, run="s-r1")
         found = await api.request("GET", f"{path}/cluster-autoscaler")
         args = found["spec"]["template"]["spec"]["containers"][0]["args"]
         assert "--scan-interval=2000ms" in args
@@ -51,8 +57,10 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         assert args[:2] == ["--cloud-provider=externalgrpc", "--v=2"]
         assert json.loads(found["metadata"]["annotations"][BASE_ARGS_ANNOTATION]) == ARGS
         assert found["status"]["availableReplicas"] == 1  # the rollout was waited for
-        await target.apply(speed=20, settings=settings)  # a second run: from the originals
+        await target.apply(speed=20, settings=settings, run="s-r2")  # from the originals
         again = await api.request("GET", f"{path}/cluster-autoscaler")
+        # A new run rolls CA out afresh even with the same args: nothing remembered.
+        assert again["spec"]["template"]["metadata"]["annotations"][RUN_ANNOTATION] == "s-r2"
         assert json.loads(again["metadata"]["annotations"][BASE_ARGS_ANNOTATION]) == ARGS
         assert "--scan-interval=1000ms" in again["spec"]["template"]["spec"]["containers"][0][
             "args"]
@@ -60,6 +68,8 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         restored = await api.request("GET", f"{path}/cluster-autoscaler")
         assert restored["spec"]["template"]["spec"]["containers"][0]["args"] == ARGS
         assert BASE_ARGS_ANNOTATION not in (restored["metadata"].get("annotations") or {})
+        assert RUN_ANNOTATION not in (restored["spec"]["template"]["metadata"].get(
+            "annotations") or {})
 
         await publish(api, namespace=namespace, speed=10, seed=3, run="s-r1")
         await publish(api, namespace=namespace, speed=20, seed=3, run="s-r2")  # replaced
