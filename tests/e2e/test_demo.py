@@ -39,7 +39,9 @@ def test_demo_records_replays_and_reports(tmp_path: Path) -> None:
     summary = json.loads(next(Path(match.group(1)).parent.parent.glob("summary.json"))
                          .read_text())
     assert summary["pods"]["seen"] >= 20
-    assert summary["pods"]["scheduled"] >= 20
+    # Most pods run; at the peak some never get a node (no autoscaler in the demo), and since
+    # replays no longer complete and replace Deployment pods, there are no extra ones.
+    assert summary["pods"]["scheduled"] >= summary["pods"]["seen"] * 0.6
     # The peak asks for more CPU than the groups' minimum sizes have: some pods waited.
     assert summary["pods"]["peak_pending"] > 0
     assert summary["cost_usd"] > 0
