@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
-from simkube.core.kubeapi import APPLY_PATCH, MERGE_PATCH, KubeClient
+from simkube.core.kubeapi import APPLY_PATCH, MERGE_PATCH, KubeClient, delete_namespace
 from simkube.driver.names import FAKE_NODE_KEY
 
 NAMESPACE = "fidelity-shop"
@@ -146,10 +146,4 @@ async def play(*, kube: KubeClient, steps: tuple[Step, ...], started: float,
 
 async def tear_down(*, kube: KubeClient, timeout: float = 120.0) -> None:
     """Delete the namespace and wait until it is gone, so replays get the capacity back."""
-    await kube.request("DELETE", f"/api/v1/namespaces/{NAMESPACE}")
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while await kube.exists(f"/api/v1/namespaces/{NAMESPACE}"):
-        if loop.time() > deadline:
-            raise TimeoutError(f"namespace {NAMESPACE} was not deleted within {timeout:.0f}s")
-        await asyncio.sleep(0.5)
+    await delete_namespace(kube, NAMESPACE, timeout=timeout)

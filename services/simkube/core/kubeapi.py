@@ -181,3 +181,15 @@ async def poll(probe: Any, *, timeout: float, interval: float = 0.1) -> bool:
         if loop.time() >= deadline:
             return False
         await asyncio.sleep(interval)
+
+
+async def delete_namespace(kube: KubeClient, name: str, *, timeout: float) -> None:
+    """Delete namespace ``name`` and wait until it is gone (its pods' capacity is free again);
+    ``TimeoutError`` naming it otherwise."""
+    path = f"/api/v1/namespaces/{name}"
+    await kube.request("DELETE", path)
+
+    async def gone() -> bool:
+        return not await kube.exists(path)
+    if not await poll(gone, timeout=timeout, interval=0.3):
+        raise TimeoutError(f"namespace {name} was not deleted within {timeout:.0f}s")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from simkube.core.kubeapi import KubeClient
+from simkube.core.kubeapi import KubeClient, delete_namespace
 
 NAMESPACE = "shop"
 TOLERATION = {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}
@@ -98,10 +98,4 @@ async def run_workload(*, kube: KubeClient, time_scale: float = 1.0,
 
 async def delete_workload(*, kube: KubeClient, timeout: float = 60.0) -> None:
     """Remove the production namespace so its pods do not share the replay's capacity."""
-    await kube.request("DELETE", f"/api/v1/namespaces/{NAMESPACE}")
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while await kube.exists(f"/api/v1/namespaces/{NAMESPACE}"):
-        if loop.time() > deadline:
-            raise TimeoutError(f"namespace {NAMESPACE} was not deleted within {timeout:.0f}s")
-        await asyncio.sleep(0.3)
+    await delete_namespace(kube, NAMESPACE, timeout=timeout)
