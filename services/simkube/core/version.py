@@ -1,7 +1,8 @@
 """One place for the product's version and the upstream versions it is built and tested with.
 
 The upstream versions are pinned together because they must fit: the Kubernetes control plane,
-the etcd it talks to, the KWOK that fakes its nodes and the Cluster Autoscaler that scales them.
+the etcd it talks to, the KWOK that fakes its nodes and the autoscalers (Cluster Autoscaler,
+Karpenter) that scale them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class UpstreamVersions:
     etcd: str = "v3.6.14"
     kwok: str = "v0.8.0"
     cluster_autoscaler: str = "1.36.1"
+    karpenter: str = "v1.13.0"  # its KWOK provider; v1.14+ declares a Go newer than 1.26.8
 
 
 UPSTREAM = UpstreamVersions()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simkube.core.errors import BuildError
-from simkube.env.cache import EntryState, entry_dir, install_entry, verify
+from simkube.env.cache import ASSETS, EntryState, entry_dir, install_entry, verify
 from simkube.env.catalog import BuildGroup
 from simkube.env.paths import cache_dir
 
@@ -128,11 +128,33 @@ def _go_build(go: str, group: BuildGroup, staging: Path, log_path: Path,
         code = process.wait()
     if code != 0:
         raise classify_failure(group, log_path.read_text(errors="replace"), log_path)
-    shutil.rmtree(staging / "module", ignore_errors=True)
     for binary, package in group.packages.items():
         built = staging / go_output_name(package)
         if built.name != binary.value:
             built.rename(staging / binary.value)
+    _copy_assets(go, group, module_dir, staging, env)
+    shutil.rmtree(staging / "module", ignore_errors=True)
+
+
+def _copy_assets(go: str, group: BuildGroup, module_dir: Path, staging: Path,
+                 env: dict[str, str]) -> None:
+    """The group's assets from the module directory Go built from (same version, same sum)."""
+    if not group.assets:
+        return
+    (staging / ASSETS).mkdir()
+    for module in dict.fromkeys(module for module, _ in group.assets):
+        listed = subprocess.run([go, "list", "-mod=readonly", "-m", "-f", "{{.Dir}}", module],
+                                cwd=module_dir, env=env, capture_output=True, text=True,
+                                timeout=120, check=False)
+        source = Path(listed.stdout.strip())
+        if listed.returncode != 0 or not source.is_dir():
+            raise BuildError(f"cannot find {module}'s files for {group.name}'s assets: "
+                             f"{listed.stderr.strip() or listed.stdout.strip()}")
+        for path in (path for owner, path in group.assets if owner == module):
+            if not (source / path).is_file():
+                raise BuildError(f"{module} {group.version} has no {path}; the pinned version "
+                                 "does not ship what this project expects")
+            shutil.copyfile(source / path, staging / ASSETS / Path(path).name)
 
 
 def build_group(group: BuildGroup, *, force: bool = False,

@@ -21,6 +21,7 @@ from simkube.env.catalog import Binary, BuildGroup, group_of
 from simkube.env.paths import cache_dir
 
 MANIFEST = "manifest.json"
+ASSETS = "assets"  # files a group keeps beside its binaries (catalog.BuildGroup.assets)
 
 
 class EntryState(StrEnum):
@@ -72,6 +73,13 @@ def _problem(group: BuildGroup, directory: Path, *, deep: bool) -> str | None:
             return f"{path} has {size} bytes, the manifest says {recorded.get('size')}"
         if deep and file_digest(path) != recorded.get("sha256"):
             return f"{path} does not match its recorded SHA-256"
+    return _missing_asset(group, directory)
+
+
+def _missing_asset(group: BuildGroup, directory: Path) -> str | None:
+    for _, asset in group.assets:
+        if not (directory / ASSETS / Path(asset).name).is_file():
+            return f"{directory / ASSETS / Path(asset).name} is missing"
     return None
 
 
@@ -120,3 +128,9 @@ def binary_path(binary: Binary) -> Path:
             hint="run 'skctl env build' to rebuild it",
         )
     return entry_dir(group) / binary.value
+
+
+def asset_paths(group: BuildGroup) -> list[Path]:
+    """The group's assets in a verified entry (``binary_path``'s errors otherwise)."""
+    directory = binary_path(next(iter(group.packages))).parent
+    return [directory / ASSETS / Path(asset).name for _, asset in group.assets]

@@ -3,7 +3,8 @@
 Each ``BuildGroup`` is one small wrapper Go module under ``toolchain/`` with a checked-in
 ``go.mod``/``go.sum`` that pins the upstream module (and, for Kubernetes, replaces its staging
 modules with their published releases). Binaries of one group share a build so Go compiles
-their common packages once.
+their common packages once. A group may also keep *assets*: files of a module it builds (such
+as Karpenter's CRDs), copied from the very module version the binary was built from.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class Binary(StrEnum):
     KWOK = "kwok"
     KWOKCTL = "kwokctl"
     CLUSTER_AUTOSCALER = "cluster-autoscaler"
+    KARPENTER = "karpenter-kwok"  # Karpenter with its KWOK cloud provider
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,6 +39,8 @@ class BuildGroup:
     ldflags: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     optional: bool = False
+    # (module, path inside it) of files kept in the cache entry's ``assets/`` by base name.
+    assets: tuple[tuple[str, str], ...] = ()
     module_dir: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -50,6 +54,8 @@ class BuildGroup:
             path = self.module_dir / name
             digest.update(path.read_bytes() if path.is_file() else b"<missing>")
         digest.update(repr((sorted(self.packages.items()), self.ldflags, self.tags)).encode())
+        if self.assets:  # only then, so adding the field kept other groups' cache keys
+            digest.update(repr(self.assets).encode())
         return digest.hexdigest()[:12]
 
     @property
@@ -100,7 +106,21 @@ CLUSTER_AUTOSCALER = BuildGroup(
     optional=True,
 )
 
-CORE_GROUPS: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES)
+_KARPENTER_MODULE = "sigs.k8s.io/karpenter"
+KARPENTER = BuildGroup(
+    name="karpenter",
+    version=UPSTREAM.karpenter,
+    packages={Binary.KARPENTER: f"{_KARPENTER_MODULE}/kwok"},
+    # The CRDs its KWOK provider serves: NodePools, NodeClaims, NodeOverlays, KWOKNodeClasses.
+    assets=tuple((_KARPENTER_MODULE, path) for path in (
+        "kwok/charts/crds/karpenter.sh_nodepools.yaml",
+        "kwok/charts/crds/karpenter.sh_nodeclaims.yaml",
+        "kwok/charts/crds/karpenter.sh_nodeoverlays.yaml",
+        "kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml")),
+)
+
+# Karpenter is served by the module proxy, so unlike CA it is part of every build.
+CORE_GROUPS: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES, KARPENTER)
 ALL_GROUPS: tuple[BuildGroup, ...] = (*CORE_GROUPS, CLUSTER_AUTOSCALER)
 
 

@@ -16,12 +16,25 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError, SimkubeError
-from simkube.env import autoscaler, nodes, ports, processes, service_startup, startup, state
+from simkube.env import (
+    autoscaler,
+    karpenter,
+    nodes,
+    ports,
+    processes,
+    service_startup,
+    startup,
+    state,
+)
+from simkube.env.cache import binary_path
+from simkube.env.catalog import Binary
 from simkube.env.certs import ADMIN, CONTROLLER_MANAGER, KWOK, SCHEDULER, Identity, generate_pki
 from simkube.env.components import Layout, Ports, control_plane
+from simkube.env.karpenter_catalog import Disruption
 from simkube.env.kubeconfig import write_kubeconfig
 from simkube.env.paths import env_dir, known_env_names, state_dir
 from simkube.env.schedconfig import load_user_config, write_scheduler_config
+from simkube.env.services import AutoscalerKind
 
 STAGES = Path(__file__).resolve().parent / "kwok-stages.yaml"
 # KWOK plays 4 pod stages at a time by default, which caps a replay at well under 100 pods a
@@ -44,9 +57,10 @@ class UpOptions:
     apiserver_port: int | None = None
     services: bool = False  # also sk-cloudprov, sk-driver and sk-ctrl
     node_groups: Path | None = None  # for the services; default: the shipped node-groups.yaml
-    autoscaler: bool = False  # also cluster-autoscaler (implies services)
-    autoscaler_binary: Path | None = None  # else $SIMKUBE_CLUSTER_AUTOSCALER, else the cache
+    autoscaler: AutoscalerKind | None = None  # also an autoscaler (implies services)
+    autoscaler_binary: Path | None = None  # CA: else $SIMKUBE_CLUSTER_AUTOSCALER, else the cache
     autoscaler_flags: tuple[str, ...] = ()  # --name=value, replacing the default tuning
+    disruption: Disruption | None = None  # Karpenter's NodePool disruption settings
 
 
 def _allocate_ports(options: UpOptions) -> Ports:
@@ -78,9 +92,13 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
     already running, which is not an error."""
     directory = env_dir(options.name)
     # Before the lock, which creates the directory: a refusal leaves no trace.
-    ca_binary = (autoscaler.resolve(options.autoscaler_binary).path if options.autoscaler
-                 else None)
-    autoscaler.merge_flags(options.autoscaler_flags)  # refuse a bad flag before anything
+    ca_binary = None
+    if options.autoscaler is AutoscalerKind.CLUSTER_AUTOSCALER:
+        ca_binary = autoscaler.resolve(options.autoscaler_binary).path
+        autoscaler.merge_flags(options.autoscaler_flags)  # refuse a bad flag before anything
+    elif options.autoscaler is AutoscalerKind.KARPENTER:
+        binary_path(Binary.KARPENTER)  # built? (its CRDs come with it)
+        karpenter.merge_flags(options.autoscaler_flags)
     with state.locked(directory, name=options.name):
         existing = state.load(directory)
         if existing is not None:
@@ -106,8 +124,10 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
                            node_template=options.node_template)
             if node_groups is not None:
                 service_startup.launch_services(env, layout, node_groups=node_groups,
+                                                autoscaler_kind=options.autoscaler,
                                                 autoscaler_binary=ca_binary,
-                                                autoscaler_flags=options.autoscaler_flags)
+                                                autoscaler_flags=options.autoscaler_flags,
+                                                disruption=options.disruption)
         except (SimkubeError, OSError, KeyboardInterrupt) as exc:
             if env is not None:
                 _teardown(env, keep_logs=True)
@@ -123,6 +143,8 @@ def _check_existing(existing: state.EnvState, options: UpOptions) -> state.EnvSt
     missing = [flag for flag, wanted, key in (("--services", options.services, "driver"),
                                               ("--autoscaler", options.autoscaler, "autoscaler"))
                if wanted and key not in existing.addresses]
+    if options.autoscaler and existing.autoscaler and existing.autoscaler != options.autoscaler:
+        missing.append(f"--autoscaler {options.autoscaler} (it runs {existing.autoscaler})")
     if missing:
         raise EnvironmentStateError(
             f"environment {existing.name!r} is already up without {' and '.join(missing)}",

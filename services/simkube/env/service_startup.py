@@ -11,13 +11,15 @@ from pathlib import Path
 
 from simkube.cloudprov.config import load_file
 from simkube.core.errors import EnvironmentStateError
-from simkube.env import autoscaler, health, ports, processes, state
+from simkube.env import autoscaler, health, karpenter, ports, processes, state
 from simkube.env.components import Layout
+from simkube.env.karpenter_catalog import Disruption
 from simkube.env.paths import results_dir
 from simkube.env.services import (
     ADDRESS_KEYS,
     DEFAULT_NODE_GROUPS,
     PORT_COUNT,
+    AutoscalerKind,
     Service,
     ServicePorts,
     ServiceSpec,
@@ -54,31 +56,55 @@ def _wait_serving(record: state.ComponentRecord) -> None:
 
 
 def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
-                    autoscaler_binary: Path | None,
-                    autoscaler_flags: tuple[str, ...] = ()) -> None:
-    """Start sk-cloudprov, sk-driver and sk-ctrl (and CA when given its binary)."""
+                    autoscaler_kind: AutoscalerKind | None = None,
+                    autoscaler_binary: Path | None = None,
+                    autoscaler_flags: tuple[str, ...] = (),
+                    disruption: Disruption | None = None) -> None:
+    """Start sk-driver, sk-ctrl, and the nodes' provider: sk-cloudprov (with CA when asked)
+    or Karpenter."""
+    karpenter = autoscaler_kind is AutoscalerKind.KARPENTER
     taken = set(env.ports.values())
-    free = ports.allocate(PORT_COUNT + 1, exclude=taken)
+    free = ports.allocate(PORT_COUNT + 2, exclude=taken)
     allocated = ServicePorts.from_list(free)
     results = results_dir(env.name)
     results.mkdir(parents=True, exist_ok=True)
     specs = service_specs(env_name=env.name, layout=layout, ports=allocated,
-                          node_groups=node_groups,
-                          results=results)
+                          node_groups=node_groups, results=results, cloudprov=not karpenter)
     # Started together, waited for in turn: the three only need the API server.
     for record in [_start(spec, layout, env) for spec in specs]:
         _wait_serving(record)
     env.addresses = {ADDRESS_KEYS[service]: address(allocated.grpc_port(service))
-                     for service in Service}
+                     for service in Service if not (karpenter and service is Service.CLOUDPROV)}
+    env.node_groups = str(node_groups)
     state.save(env)
-    if autoscaler_binary is not None:
+    if karpenter:
+        _launch_karpenter(env, layout, node_groups=node_groups, health_port=free[PORT_COUNT],
+                          metrics_port=free[PORT_COUNT + 1], flags=autoscaler_flags,
+                          disruption=disruption or Disruption())
+    elif autoscaler_binary is not None:
         autoscaler.write_cloud_config(layout=layout,
                                       cloudprov_address=address(allocated.cloudprov))
         spec = autoscaler.autoscaler_spec(binary=autoscaler_binary, layout=layout,
                                           port=free[PORT_COUNT], extra=autoscaler_flags)
         _wait_serving(_start(spec, layout, env))
         env.addresses["autoscaler"] = address(free[PORT_COUNT])
+        env.autoscaler = str(AutoscalerKind.CLUSTER_AUTOSCALER)
         state.save(env)
+
+
+def _launch_karpenter(env: state.EnvState, layout: Layout, *, node_groups: Path,
+                      health_port: int, metrics_port: int, flags: tuple[str, ...],
+                      disruption: Disruption) -> None:
+    config = load_file(node_groups)
+    karpenter.write_instance_types(layout=layout, config=config)
+    karpenter.install(kubeconfig=layout.admin_kubeconfig, config=config, disruption=disruption)
+    spec = karpenter.karpenter_spec(layout=layout, health_port=health_port,
+                                    metrics_port=metrics_port, extra=flags)
+    _wait_serving(_start(spec, layout, env))
+    env.addresses["autoscaler"] = address(health_port)
+    env.autoscaler = str(AutoscalerKind.KARPENTER)
+    env.disruption = disruption.to_state()
+    state.save(env)
 
 
 def check_node_groups(path: Path | None) -> Path:

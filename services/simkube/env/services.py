@@ -21,6 +21,13 @@ from simkube.env.ports import LOOPBACK
 DEFAULT_NODE_GROUPS = Path(__file__).resolve().parent / "node-groups.yaml"
 
 
+class AutoscalerKind(StrEnum):
+    """Which autoscaler ``env up --autoscaler`` runs beside the services."""
+
+    CLUSTER_AUTOSCALER = "cluster-autoscaler"  # through sk-cloudprov's node groups
+    KARPENTER = "karpenter"  # its KWOK provider, NodePools generated from the node groups
+
+
 class Service(StrEnum):
     CLOUDPROV = "sk-cloudprov"
     DRIVER = "sk-driver"
@@ -77,8 +84,9 @@ def address(port: int) -> str:
 
 
 def service_specs(*, env_name: str, layout: Layout, ports: ServicePorts, node_groups: Path,
-                  results: Path) -> list[ServiceSpec]:
-    """sk-cloudprov, sk-driver and sk-ctrl; none needs another to start, so order is free."""
+                  results: Path, cloudprov: bool = True) -> list[ServiceSpec]:
+    """sk-cloudprov (unless Karpenter provides the nodes: ``cloudprov`` False), sk-driver and
+    sk-ctrl; none needs another to start, so order is free."""
     kubeconfig = f"--kubeconfig={layout.admin_kubeconfig}"
 
     def spec(service: Service, *args: str) -> ServiceSpec:
@@ -87,7 +95,7 @@ def service_specs(*, env_name: str, layout: Layout, ports: ServicePorts, node_gr
                            health_url=grpcprobe.health_url(address(port)),
                            argv=[str(script(service.value)), *args])
 
-    return [
+    specs = [
         spec(Service.CLOUDPROV, f"--config={node_groups}", kubeconfig,
              f"--listen={address(ports.cloudprov)}",
              f"--metrics-listen={address(ports.cloudprov_metrics)}", "--log-json"),
@@ -101,3 +109,4 @@ def service_specs(*, env_name: str, layout: Layout, ports: ServicePorts, node_gr
              f"--listen={address(ports.ctrl)}",
              f"--metrics-listen={address(ports.ctrl_metrics)}", "--log-json"),
     ]
+    return specs if cloudprov else specs[1:]

@@ -46,6 +46,10 @@ class EnvState:
     nodes: int = 0
     # gRPC addresses of the services started with --services, keyed cloudprov/driver/ctrl.
     addresses: dict[str, str] = field(default_factory=dict)
+    autoscaler: str = ""  # services.AutoscalerKind, when one runs
+    node_groups: str = ""  # the node-groups file the services and autoscaler read
+    # Karpenter's NodePool disruption settings as env up gave them (karpenter_catalog).
+    disruption: dict[str, Any] = field(default_factory=dict)
 
     def component(self, name: str) -> ComponentRecord | None:
         return next((c for c in self.components if c.name == name), None)

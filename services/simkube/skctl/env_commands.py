@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import click
@@ -17,11 +17,14 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from simkube.core.durations import parse_duration
 from simkube.env import autoscaler as ca
 from simkube.env import lifecycle, restarting
 from simkube.env.building import build_group
 from simkube.env.catalog import ALL_GROUPS, CORE_GROUPS
+from simkube.env.karpenter_catalog import ConsolidationPolicy, Disruption
 from simkube.env.paths import DEFAULT_ENV_NAME, validate_env_name
+from simkube.env.services import AutoscalerKind
 from simkube.env.status import Health, environment_status, load_state
 
 console = Console(stderr=True)
@@ -77,25 +80,42 @@ def build_command(autoscaler: bool, force: bool) -> None:
               help="Also run sk-cloudprov, sk-driver and sk-ctrl (for 'skctl run').")
 @click.option("--node-groups", type=click.Path(path_type=Path, dir_okay=False),
               help="sk-cloudprov's node groups for --services (default: two priced groups).")
-@click.option("--autoscaler", is_flag=True,
-              help="Also run Cluster Autoscaler against sk-cloudprov (implies --services).")
+@click.option("--autoscaler", type=click.Choice([k.value for k in AutoscalerKind]),
+              is_flag=False, flag_value=AutoscalerKind.CLUSTER_AUTOSCALER.value, default=None,
+              help="Also run an autoscaler (implies --services): cluster-autoscaler (the "
+                   "default when no value is given) against sk-cloudprov, or karpenter.")
 @click.option("--autoscaler-binary", type=click.Path(path_type=Path),
               help=f"The cluster-autoscaler to run (default: ${ca.BINARY_ENV}, "
                    "else the binary cache).")
 @click.option("--autoscaler-flag", "autoscaler_flags", multiple=True, metavar="--NAME=VALUE",
-              help="A Cluster Autoscaler flag replacing the environment's tuning "
+              help="An autoscaler flag replacing the environment's tuning "
                    "(repeatable), e.g. --autoscaler-flag=--expander=price.")
+@click.option("--consolidation-policy",
+              type=click.Choice([p.value for p in ConsolidationPolicy]),
+              help="Karpenter: which nodes its NodePools consolidate "
+                   "(default WhenEmptyOrUnderutilized).")
+@click.option("--consolidate-after", metavar="DURATION",
+              help="Karpenter: how long a node must be consolidatable first, in trace time "
+                   "(e.g. 30s, 5m, or Never; default 0s, Karpenter's own).")
 def up_command(  # noqa: PLR0917  # click passes every option as a parameter
         name: str, nodes: int, node_template: Path | None, scheduler_config: Path | None,
         apiserver_port: int | None, services: bool, node_groups: Path | None,
-        autoscaler: bool, autoscaler_binary: Path | None,
-        autoscaler_flags: tuple[str, ...]) -> None:
+        autoscaler: str | None, autoscaler_binary: Path | None,
+        autoscaler_flags: tuple[str, ...], consolidation_policy: str | None,
+        consolidate_after: str | None) -> None:
     """Start etcd, the control plane and kwok; wait until the cluster is usable."""
-    if node_groups is not None and not (services or autoscaler):
+    kind = AutoscalerKind(autoscaler) if autoscaler else None
+    if node_groups is not None and not (services or kind):
         raise click.UsageError("--node-groups needs --services or --autoscaler")
-    if (autoscaler_binary is not None or autoscaler_flags) and not autoscaler:
-        raise click.UsageError("--autoscaler-binary and --autoscaler-flag need --autoscaler")
-    if autoscaler:
+    if autoscaler_flags and not kind:
+        raise click.UsageError("--autoscaler-flag needs --autoscaler")
+    if autoscaler_binary is not None and kind is not AutoscalerKind.CLUSTER_AUTOSCALER:
+        raise click.UsageError("--autoscaler-binary needs --autoscaler cluster-autoscaler")
+    if (consolidation_policy or consolidate_after) and kind is not AutoscalerKind.KARPENTER:
+        raise click.UsageError("--consolidation-policy and --consolidate-after need "
+                               "--autoscaler karpenter")
+    disruption = disruption_settings(policy=consolidation_policy, after=consolidate_after)
+    if kind is AutoscalerKind.CLUSTER_AUTOSCALER:
         found = ca.resolve(autoscaler_binary)
         console.print(f"cluster-autoscaler {found.version or '(version unknown)'}: {found.path} "
                       f"(from {found.source})")
@@ -107,8 +127,9 @@ def up_command(  # noqa: PLR0917  # click passes every option as a parameter
         env, created = lifecycle.up(lifecycle.UpOptions(
             name=name, nodes=nodes, node_template=node_template,
             scheduler_config=scheduler_config, apiserver_port=apiserver_port,
-            services=services or autoscaler, node_groups=node_groups, autoscaler=autoscaler,
-            autoscaler_binary=autoscaler_binary, autoscaler_flags=autoscaler_flags))
+            services=services or kind is not None, node_groups=node_groups, autoscaler=kind,
+            autoscaler_binary=autoscaler_binary, autoscaler_flags=autoscaler_flags,
+            disruption=disruption))
     if not created:
         console.print(f"environment {name!r} is already up (API server {env.api_server})")
     else:
@@ -118,6 +139,18 @@ def up_command(  # noqa: PLR0917  # click passes every option as a parameter
     console.print(f"kubeconfig: {env.kubeconfig}")
     for key, address in env.addresses.items():
         console.print(f"{key}: {address}")
+
+
+def disruption_settings(*, policy: str | None, after: str | None) -> Disruption:
+    """Karpenter's NodePool disruption settings from the flags; a bad duration is exit 2."""
+    chosen = Disruption()
+    if policy:
+        chosen = replace(chosen, policy=ConsolidationPolicy(policy))
+    if after:
+        ms = (None if after.strip() == "Never"
+              else parse_duration(after, field="--consolidate-after", allow_zero=True))
+        chosen = replace(chosen, consolidate_after_ms=ms)
+    return chosen
 
 
 @env_group.command("down")

@@ -1,0 +1,128 @@
+"""Karpenter in a local environment: its CRDs, NodePools, instance types and command line.
+
+``skctl env up --autoscaler karpenter`` runs Karpenter's KWOK provider (built by ``skctl env
+build`` at the pinned version, with the CRDs of that same module version) as a supervised
+process instead of sk-cloudprov and Cluster Autoscaler. What it may launch comes from the
+node-groups file both autoscalers share (``karpenter_catalog``). Karpenter v1 core has no
+webhooks, so none are served; leader election is off (one replica). Its kubeconfig comes from
+``KUBECONFIG``: its own flag set has no ``--kubeconfig``, so the argv starts with ``env``, and
+a supervisor restart (which reuses the argv) keeps it. Karpenter binds its metrics and health
+ports on every interface (``:PORT`` is hard-wired upstream); the ports are free ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from simkube.cloudprov.config import CloudConfig
+from simkube.core.config import load_yaml_mapping
+from simkube.core.errors import EnvironmentStateError
+from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient, poll
+from simkube.env.cache import asset_paths, binary_path
+from simkube.env.catalog import KARPENTER, Binary
+from simkube.env.components import Layout
+from simkube.env.karpenter_catalog import Disruption, instance_types, manifests
+from simkube.env.ports import LOOPBACK
+from simkube.env.services import ServiceSpec
+
+NAME = "karpenter"
+FIELD_MANAGER = "simkube"
+CRD_TIMEOUT = 30.0
+# Production defaults; a Simulation's run divides them by its speed (core.timers).
+DEFAULT_FLAGS = ("--batch-idle-duration=1s", "--batch-max-duration=10s", "--log-level=info",
+                 "--kube-client-qps=200", "--kube-client-burst=300")
+WIRING = ("--metrics-port", "--health-probe-port", "--instance-types-file-path",
+          "--disable-leader-election", "--leader-election-namespace")
+PLURALS = {"NodePool": "nodepools", "KWOKNodeClass": "kwoknodeclasses"}
+
+
+def instance_types_path(layout: Layout) -> Path:
+    return layout.root / "karpenter-instance-types.json"
+
+
+def write_instance_types(*, layout: Layout, config: CloudConfig) -> Path:
+    path = instance_types_path(layout)
+    path.write_text(json.dumps(instance_types(config), indent=1))
+    return path
+
+
+def merge_flags(extra: tuple[str, ...]) -> list[str]:
+    """The default flags with ``extra`` (``--name=value`` each) replacing same-named ones."""
+    chosen: dict[str, str] = {}
+    for flag in (*DEFAULT_FLAGS, *extra):
+        name, equals, _ = flag.partition("=")
+        if not name.startswith("--") or not equals or len(name) < 3:
+            raise EnvironmentStateError(
+                f"--autoscaler-flag {flag!r} is not of the form --name=value",
+                hint="for example --autoscaler-flag=--batch-max-duration=20s")
+        if name in WIRING:
+            raise EnvironmentStateError(
+                f"--autoscaler-flag {flag!r}: {name} wires Karpenter to this environment and "
+                "is set by skctl")
+        chosen[name] = flag
+    return list(chosen.values())
+
+
+def karpenter_spec(*, layout: Layout, health_port: int, metrics_port: int,
+                   extra: tuple[str, ...] = ()) -> ServiceSpec:
+    """Karpenter's command line; healthy when ``/readyz`` answers (caches synced, CRDs known)."""
+    env = shutil.which("env") or "/usr/bin/env"
+    return ServiceSpec(name=NAME, port=health_port,
+                       health_url=f"http://{LOOPBACK}:{health_port}/readyz", argv=[
+        env, f"KUBECONFIG={layout.admin_kubeconfig}", str(binary_path(Binary.KARPENTER)),
+        "--disable-leader-election", f"--metrics-port={metrics_port}",
+        f"--health-probe-port={health_port}",
+        f"--instance-types-file-path={instance_types_path(layout)}", *merge_flags(extra)])
+
+
+def crds() -> list[dict[str, Any]]:
+    """The CRDs of the Karpenter version the binary was built from (the cache's assets)."""
+    return [load_yaml_mapping(path, what="Karpenter CRD") for path in asset_paths(KARPENTER)]
+
+
+async def _apply(kube: KubeClient, path: str, manifest: dict[str, Any]) -> None:
+    await kube.request("PATCH", path, body=manifest, content_type=APPLY_PATCH,
+                       query={"fieldManager": FIELD_MANAGER, "force": "true"})
+
+
+async def _install(kubeconfig: Path, config: CloudConfig, disruption: Disruption,
+                   speed: float, with_crds: bool) -> None:
+    kube = await KubeClient.connect(kubeconfig=kubeconfig)
+    try:
+        if with_crds:
+            for crd in crds():
+                name = crd["metadata"]["name"]
+                path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+                await _apply(kube, path, crd)
+
+                async def established(path: str = path) -> bool:
+                    status = (await kube.request("GET", path)).get("status") or {}
+                    return any(c.get("type") == "Established" and c.get("status") == "True"
+                               for c in status.get("conditions") or [])
+                if not await poll(established, timeout=CRD_TIMEOUT, interval=0.2):
+                    raise EnvironmentStateError(f"CRD {name} was not established within "
+                                                f"{CRD_TIMEOUT:.0f}s")
+        for manifest in manifests(config, disruption=disruption, speed=speed):
+            group = manifest["apiVersion"]
+            plural = PLURALS[manifest["kind"]]
+            await _apply(kube, f"/apis/{group}/{plural}/{manifest['metadata']['name']}",
+                         manifest)
+    except ApiError as exc:
+        raise EnvironmentStateError(f"setting up Karpenter's resources failed: {exc}") from None
+    finally:
+        await kube.close()
+
+
+def install(*, kubeconfig: Path, config: CloudConfig, disruption: Disruption) -> None:
+    """CRDs (waited for until established), node classes and NodePools, at speed 1."""
+    asyncio.run(_install(kubeconfig, config, disruption, 1.0, True))
+
+
+def apply_pools(*, kubeconfig: Path, config: CloudConfig, disruption: Disruption,
+                speed: float) -> None:
+    """Node classes and NodePools with their durations at ``speed`` (a run's), or back at 1."""
+    asyncio.run(_install(kubeconfig, config, disruption, speed, False))
