@@ -1,7 +1,8 @@
 """Restarting one component of a running environment, gracefully or by SIGKILL.
 
-Crashes are part of what a simulator must survive: sk-cloudprov and Cluster Autoscaler keep
-their state in the cluster, so a restart mid-scale-up must neither lose nor duplicate a node.
+Crashes are part of what a simulator must survive: sk-cloudprov, Cluster Autoscaler and
+Karpenter keep their state in the cluster, so a restart mid-scale-up must neither lose nor
+duplicate a node (for Karpenter's KWOK provider that takes ``karpenter_instances``).
 ``skctl env restart`` lets a user (and the autoscaler test tier) check that with the real
 processes: the component is stopped, started again with the command line, log and port it
 had, and waited for until its health check answers, as ``env up`` does.
@@ -15,6 +16,8 @@ from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.env import health, processes, state
+from simkube.env.karpenter import NAME as KARPENTER
+from simkube.env.karpenter_instances import recover_instances
 from simkube.env.lifecycle import running
 from simkube.env.startup import last_lines
 
@@ -53,6 +56,8 @@ def restart_record(env: state.EnvState, record: state.ComponentRecord, *,
         raise EnvironmentStateError(
             f"{record.name} did not become healthy after its restart: {detail}; last lines of "
             f"{record.log}:\n{last_lines(record.log)}")
+    if record.name == KARPENTER:  # its in-flight instances died with it; a cloud's would not
+        recover_instances(kubeconfig=Path(env.kubeconfig))
     return record
 
 

@@ -1,0 +1,111 @@
+"""Instances that keep booting while Karpenter restarts, as a cloud's would.
+
+Karpenter's KWOK provider "boots" an instance by sleeping for the node class's
+``nodeRegistrationDelay`` in a goroutine and then creating the Node. A Karpenter that stops
+(``skctl env restart``, or a run restarting it with new timers) loses those goroutines: the
+NodeClaims stay launched without a Node until Karpenter's 15-minute registration timeout,
+and their pods stay pending that long. A real cloud keeps booting instances whatever happens
+to the controller that asked for them, so after Karpenter restarts the environment finishes
+the job: every launched NodeClaim whose Node is missing gets it once the registration delay
+has passed since the launch, built as the provider builds it (the NodeClaim's labels, which
+the launch filled in from the provider's Node, KWOK's annotation, the unregistered taint
+that Karpenter lifts when it registers the Node, the capacity and allocatable it launched).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from simkube.core.durations import parse_duration
+from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.logs import get_logger
+from simkube.env.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
+
+log = get_logger(__name__)
+PROVIDER_PREFIX = "kwok://"
+NODECLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
+NODECLASSES = "/apis/karpenter.kwok.sh/v1alpha1/kwoknodeclasses"
+UNREGISTERED_TAINT = {"key": "karpenter.sh/unregistered", "effect": "NoExecute"}
+
+
+def _launched_at(claim: dict[str, Any]) -> float | None:
+    for condition in (claim.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "Launched" and condition.get("status") == "True":
+            try:
+                return datetime.fromisoformat(
+                    str(condition.get("lastTransitionTime")).replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                return None
+    return None
+
+
+def node_for(claim: dict[str, Any]) -> dict[str, Any]:
+    """The Node the provider would have created for a launched ``claim``."""
+    status = claim.get("status") or {}
+    metadata = claim.get("metadata") or {}
+    name = str(status["providerID"]).removeprefix(PROVIDER_PREFIX)
+    annotations = {**(metadata.get("annotations") or {}), FAKE_NODE_ANNOTATION: FAKE_NODE_VALUE}
+    requests = ((claim.get("spec") or {}).get("resources") or {}).get("requests") or {}
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": dict(metadata.get("labels") or {}),
+                         "annotations": annotations},
+            "spec": {"providerID": status["providerID"], "taints": [dict(UNREGISTERED_TAINT)]},
+            "status": {"capacity": dict(requests),
+                       "allocatable": {**requests, **(status.get("allocatable") or {})},
+                       "phase": "Pending"}}
+
+
+async def _delays(kube: KubeClient) -> dict[str, float]:
+    classes = await kube.request("GET", NODECLASSES)
+    return {str(c["metadata"]["name"]): parse_duration(
+                (c.get("spec") or {}).get("nodeRegistrationDelay") or "0s",
+                field="nodeRegistrationDelay", allow_zero=True) / 1000
+            for c in classes.get("items") or []}
+
+
+async def _recover(kube: KubeClient, *, grace_s: float) -> list[str]:
+    delays = await _delays(kube)
+    created: list[str] = []
+    for claim in (await kube.request("GET", NODECLAIMS)).get("items") or []:
+        launched = _launched_at(claim)
+        provider = str((claim.get("status") or {}).get("providerID") or "")
+        if (launched is None or not provider.startswith(PROVIDER_PREFIX)
+                or (claim.get("metadata") or {}).get("deletionTimestamp")):
+            continue
+        node = node_for(claim)
+        if await kube.exists(f"/api/v1/nodes/{node['metadata']['name']}"):
+            continue
+        delay = delays.get(str(((claim.get("spec") or {}).get("nodeClassRef") or {})
+                               .get("name")), 0.0)
+        # The provider's goroutine might still be alive (a graceful restart races it): wait
+        # past its due time, then look again.
+        await asyncio.sleep(max(0.0, launched + delay + grace_s - time.time()))
+        if await kube.exists(f"/api/v1/nodes/{node['metadata']['name']}"):
+            continue
+        try:
+            await kube.request("POST", "/api/v1/nodes", body=node)
+        except ApiError as exc:
+            if exc.code != 409:
+                raise
+            continue
+        created.append(node["metadata"]["name"])
+        log.info("created the node of an instance Karpenter launched before it restarted",
+                 node=node["metadata"]["name"], nodeclaim=claim["metadata"]["name"])
+    return created
+
+
+async def _run(kubeconfig: Path, grace_s: float) -> list[str]:
+    kube = await KubeClient.connect(kubeconfig=kubeconfig)
+    try:
+        return await _recover(kube, grace_s=grace_s)
+    finally:
+        await kube.close()
+
+
+def recover_instances(*, kubeconfig: Path, grace_s: float = 2.0) -> list[str]:
+    """Create the Nodes of launched NodeClaims that have none; the names created."""
+    return asyncio.run(_run(kubeconfig, grace_s))
