@@ -1,0 +1,171 @@
+"""``skctl study autoscalers``: one trace under Cluster Autoscaler and under Karpenter, compared.
+
+People choosing or tuning an autoscaler want to see both replay the same production trace on
+the same catalogue and prices. The study does what a user would do by hand, with the same
+commands (each one echoed, so any step can be rerun alone): for each autoscaler a fresh
+environment (``skctl env up --autoscaler KIND``, same node-groups file), the trace replayed
+as a Simulation at the same speed and seed (``skctl run --wait``), the environment stopped.
+The runs' results are copied under the study's output, then compared (``report.render``:
+nodes, cost and pending pods over trace time side by side, every metric with the differences
+called out) into one HTML page, and the headline figures are printed.
+
+Cluster Autoscaler cannot be built from this project's module proxy (docs/cloudprov.md); when
+no CA binary is found the study says why and runs Karpenter alone.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from simkube.core.errors import EnvironmentStateError, SimkubeError
+from simkube.env import autoscaler as ca
+from simkube.env.paths import results_dir
+from simkube.env.services import AutoscalerKind
+from simkube.report import locate
+from simkube.report.loading import RunData, load
+from simkube.report.render import Rendered, make_comparison, make_report
+
+console = Console(stderr=True)
+SKCTL = Path(sys.executable).parent / "skctl"
+
+
+@dataclass(frozen=True, kw_only=True)
+class StudyPlan:
+    trace: Path
+    speed: float
+    seed: int
+    output: Path
+    node_groups: Path | None = None
+    ca_binary: Path | None = None  # None: Karpenter only
+    duration: str | None = None
+    timers: tuple[str, ...] = ()
+
+
+def skctl(*args: str) -> None:
+    """Run skctl as the user would, echoing the command; its output streams."""
+    console.print(f"[bold cyan]$ skctl {shlex.join(args)}[/]", soft_wrap=True)
+    done = subprocess.run([str(SKCTL), *args], check=False)
+    if done.returncode != 0:
+        raise SimkubeError(f"skctl {' '.join(args[:2])} failed (exit {done.returncode})")
+
+
+def find_ca(binary: Path | None) -> Path | None:
+    """The CA binary to study, or None after saying why there is none."""
+    try:
+        found = ca.resolve(binary)
+    except EnvironmentStateError as exc:
+        console.print(f"[yellow]Cluster Autoscaler is not available, so the study runs "
+                      f"Karpenter only:[/] {exc.message}", soft_wrap=True)
+        return None
+    if found.warning:
+        console.print(f"[yellow]warning:[/] {found.warning}")
+    return found.path
+
+
+def run_one(plan: StudyPlan, kind: AutoscalerKind) -> RunData:
+    """``kind`` replays the trace in a fresh environment; its results, copied to the study."""
+    env = f"study-{kind.value}-{os.getpid()}"
+    simulation = f"study-{kind.value}"
+    up = ["env", "up", "--name", env, "--autoscaler", kind.value]
+    if plan.node_groups is not None:
+        up += ["--node-groups", str(plan.node_groups)]
+    if kind is AutoscalerKind.CLUSTER_AUTOSCALER and plan.ca_binary is not None:
+        up += ["--autoscaler-binary", str(plan.ca_binary)]
+    run = ["run", "--env", env, "--name", simulation, "--trace", str(plan.trace),
+           "--speed", f"{plan.speed:g}", "--seed", str(plan.seed), "--wait"]
+    if plan.duration:
+        run += ["--duration", plan.duration]
+    for timer in plan.timers:
+        run += ["--timer", timer]
+    console.rule(f"{kind.value}: replay at {plan.speed:g}x")
+    skctl(*up)
+    try:
+        skctl(*run)
+    finally:
+        skctl("env", "down", "--name", env)
+    source = locate.run_dir(locate.simulation_dir(name=simulation, results=results_dir(env)),
+                            run=None)
+    kept = plan.output / kind.value
+    shutil.rmtree(kept, ignore_errors=True)
+    shutil.copytree(source, kept)
+    return load(kept, label=kind.value)
+
+
+def summary_table(runs: Sequence[RunData]) -> Table:
+    table = Table(title="autoscalers on the same trace")
+    for column in ("autoscaler", "cost", "node hours", "peak nodes", "pending p90",
+                   "scale events"):
+        table.add_column(column, justify="left" if column == "autoscaler" else "right")
+    for run in runs:
+        summary = run.summary
+        p90 = (summary.get("pods") or {}).get("pending_p90_s")
+        table.add_row(run.label, f"${summary.get('cost_usd', 0):.3f}",
+                      f"{summary.get('node_hours', 0):.2f}",
+                      str((summary.get("nodes") or {}).get("peak_total", "-")),
+                      "-" if p90 is None else f"{p90:.1f}s",
+                      str(summary.get("autoscaler_events", "-")))
+    return table
+
+
+def run_study(plan: StudyPlan) -> tuple[list[RunData], Rendered]:
+    """Each autoscaler's run (CA first: the baseline differences are stated against) and
+    the rendered comparison (a plain report when only Karpenter ran)."""
+    kinds = ([AutoscalerKind.CLUSTER_AUTOSCALER] if plan.ca_binary else []) + [
+        AutoscalerKind.KARPENTER]
+    runs = [run_one(plan, kind) for kind in kinds]
+    target = plan.output / "comparison"
+    if len(runs) == 1:
+        return runs, make_report(runs, output=target)
+    return runs, make_comparison(runs, output=target)
+
+
+@click.group("study")
+def study_group() -> None:
+    """Studies that run one trace several ways and compare the results."""
+
+
+@study_group.command("autoscalers")
+@click.option("--trace", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              required=True, help="The trace to replay under each autoscaler.")
+@click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=10.0,
+              show_default=True, help="Replay speed (timers are scaled with it).")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
+              help="The runs' seed (provisioning jitter), the same for both.")
+@click.option("--node-groups", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="The catalogue both autoscalers scale (default: the shipped one).")
+@click.option("--autoscaler-binary", type=click.Path(path_type=Path),
+              help=f"Cluster Autoscaler (default: ${ca.BINARY_ENV}, else the binary cache).")
+@click.option("--duration", help="Trace time to replay (default: all of it).")
+@click.option("--timer", "timers", multiple=True, metavar="SECTION.NAME=DURATION",
+              help="A timer for both runs, in trace time (as 'skctl run --timer').")
+@click.option("--output", type=click.Path(path_type=Path, file_okay=False),
+              help="Where results and the comparison go (default: ./study-out/<time>).")
+def autoscalers_command(  # noqa: PLR0917  # click passes every option as a parameter
+        trace: Path, speed: float, seed: int, node_groups: Path | None,
+        autoscaler_binary: Path | None, duration: str | None, timers: tuple[str, ...],
+        output: Path | None) -> None:
+    """Replay TRACE under Cluster Autoscaler and Karpenter and compare them."""
+    started = time.monotonic()
+    output = (output or Path("study-out") / time.strftime("%Y%m%d-%H%M%S")).resolve()
+    output.mkdir(parents=True, exist_ok=True)
+    plan = StudyPlan(trace=trace.resolve(), speed=speed, seed=seed, output=output,
+                     node_groups=node_groups.resolve() if node_groups else None,
+                     ca_binary=find_ca(autoscaler_binary), duration=duration, timers=timers)
+    runs, rendered = run_study(plan)
+    Console().print(summary_table(runs))
+    for text in rendered.callouts or ():
+        click.echo(f"  - {text}")
+    click.echo(f"study finished in {time.monotonic() - started:.0f}s")
+    click.echo(f"report: {rendered.html}")
