@@ -4,7 +4,8 @@ Repetitions are only comparable when each starts from the same cluster, and a pr
 leaves the autoscaler's groups wherever it scaled them. sk-cloudprov backs each group with a
 Deployment of placeholder pods (one per Node), so setting the Deployment's replicas to the
 group's minSize and waiting until the group's Nodes number exactly that puts every run on
-the same footing. The same config gives the recorder each group's price.
+the same footing. Where Karpenter makes the nodes instead (it has no minimum), every run
+starts from none of its nodes. The same config gives the recorder each group's price.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from simkube.core.logs import get_logger
 log = get_logger(__name__)
 CONFIGMAP_PREFIX = "configmap:"
 RESET_TIMEOUT = 180.0
+NODEPOOLS = "/apis/karpenter.sh/v1/nodepools"
+NODECLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
 
 
 class NodeGroupError(SimkubeError):
@@ -59,6 +62,9 @@ async def count_nodes(kube: KubeClient, group: str) -> int:
 async def reset(kube: KubeClient, config: cloud_config.CloudConfig, *,
                 timeout: float = RESET_TIMEOUT) -> None:
     """Every group at its minSize, Nodes included; ``NodeGroupError`` when one is not."""
+    if await karpenter_provides(kube, config):
+        await _reset_karpenter(kube, config, timeout=timeout)
+        return
     for group in config.groups.values():
         path = f"/apis/apps/v1/namespaces/{config.namespace}/deployments/{group.id}"
         try:
@@ -77,3 +83,41 @@ async def reset(kube: KubeClient, config: cloud_config.CloudConfig, *,
             raise NodeGroupError(f"node group {group.id!r} has {have} Nodes, not its minSize "
                                  f"{wanted}, after {timeout:.0f}s")
         log.info("node group reset", group=group.id, nodes=wanted)
+
+
+async def karpenter_provides(kube: KubeClient, config: cloud_config.CloudConfig) -> bool:
+    """Whether Karpenter, not sk-cloudprov, makes the groups' nodes here: sk-cloudprov's
+    namespace is absent and Karpenter's NodePools exist (``skctl env up --autoscaler
+    karpenter`` sets the cluster up so)."""
+    if await kube.exists(f"/api/v1/namespaces/{config.namespace}"):
+        return False
+    try:
+        pools = await kube.request("GET", NODEPOOLS)
+    except ApiError as exc:
+        if exc.code == 404:  # no Karpenter CRDs
+            return False
+        raise
+    return bool(pools.get("items"))
+
+
+async def _reset_karpenter(kube: KubeClient, config: cloud_config.CloudConfig, *,
+                           timeout: float) -> None:
+    """Karpenter keeps no minimum: every NodeClaim goes (Karpenter drains and deletes its
+    Node), so each run starts, as the first did, from no Karpenter node at all."""
+    for claim in (await kube.request("GET", NODECLAIMS)).get("items") or []:
+        try:
+            await kube.request("DELETE", f"{NODECLAIMS}/{claim['metadata']['name']}")
+        except ApiError as exc:
+            if exc.code != 404:
+                raise NodeGroupError(f"cannot delete NodeClaim "
+                                     f"{claim['metadata']['name']}: {exc}") from None
+
+    async def gone() -> bool:
+        if (await kube.request("GET", NODECLAIMS)).get("items"):
+            return False
+        counts = await asyncio.gather(*(count_nodes(kube, g) for g in config.groups))
+        return not any(counts)
+    if not await poll(gone, timeout=timeout, interval=0.5):
+        raise NodeGroupError(f"Karpenter's NodeClaims and nodes were not gone after "
+                             f"{timeout:.0f}s (is Karpenter running?)")
+    log.info("Karpenter's nodes removed before the run", groups=list(config.groups))

@@ -136,6 +136,11 @@ async def publish(kube: KubeClient, *, namespace: str, speed: float, seed: int,
                          "labels": {"app.kubernetes.io/part-of": "simkube"}},
             "data": timescale_data(speed=speed, seed=seed, run=run)}
     path = f"/api/v1/namespaces/{namespace}/configmaps"
+    if not await kube.exists(f"/api/v1/namespaces/{namespace}"):
+        # No sk-cloudprov here (Karpenter makes the nodes): nobody reads the speed there.
+        log.info("no sk-cloudprov namespace; the run's timescale is not published",
+                 namespace=namespace)
+        return
     try:
         await kube.request("PUT", f"{path}/{RUN_CONFIGMAP}", body=body)
     except ApiError as exc:
