@@ -4,7 +4,9 @@ People choosing or tuning an autoscaler want to see both replay the same product
 the same catalogue and prices. The study does what a user would do by hand, with the same
 commands (each one echoed, so any step can be rerun alone): for each autoscaler a fresh
 environment (``skctl env up --autoscaler KIND``, same node-groups file), the trace replayed
-as a Simulation at the same speed and seed (``skctl run --wait``), the environment stopped.
+as a Simulation at the same speed and seed (``skctl run --wait``) for the trace's span and a
+tail after it (15 minutes of trace time by default: scale-down takes that long), the
+environment stopped.
 The runs' results are copied under the study's output, then compared (``report.render``:
 nodes, cost and pending pods over trace time side by side, every metric with the differences
 called out) into one HTML page, and the headline figures are printed.
@@ -29,6 +31,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from simkube.core.durations import go_duration, parse_duration
 from simkube.core.errors import EnvironmentStateError, SimkubeError
 from simkube.env import autoscaler as ca
 from simkube.env.paths import results_dir
@@ -36,9 +39,11 @@ from simkube.env.services import AutoscalerKind
 from simkube.report import locate
 from simkube.report.loading import RunData, load
 from simkube.report.render import Rendered, make_comparison, make_report
+from simkube.trace import read_trace
 
 console = Console(stderr=True)
 SKCTL = Path(sys.executable).parent / "skctl"
+DEFAULT_TAIL = "15m"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,8 +54,17 @@ class StudyPlan:
     output: Path
     node_groups: Path | None = None
     ca_binary: Path | None = None  # None: Karpenter only
-    duration: str | None = None
+    duration: str | None = None  # trace time to replay, tail included
     timers: tuple[str, ...] = ()
+
+
+def replay_duration(trace: Path, *, tail: str) -> str:
+    """The trace's span plus ``tail``: a trace usually ends with its load still there, and
+    what each autoscaler does once the load settles (how soon it gives nodes back) is half
+    of what a study is for."""
+    whole = read_trace(trace)
+    span_ms = max(0, (whole.end_ms or 0) - (whole.start_ms or 0))  # None: no events
+    return go_duration(span_ms + parse_duration(tail, field="--tail", allow_zero=True))
 
 
 def skctl(*args: str) -> None:
@@ -147,17 +161,22 @@ def study_group() -> None:
               help="The catalogue both autoscalers scale (default: the shipped one).")
 @click.option("--autoscaler-binary", type=click.Path(path_type=Path),
               help=f"Cluster Autoscaler (default: ${ca.BINARY_ENV}, else the binary cache).")
-@click.option("--duration", help="Trace time to replay (default: all of it).")
+@click.option("--duration", help="Trace time to replay (default: all of it and --tail).")
+@click.option("--tail", help=f"Trace time to keep going after the trace's last event, so "
+                             f"scale-down shows (default {DEFAULT_TAIL}; 0s: none).")
 @click.option("--timer", "timers", multiple=True, metavar="SECTION.NAME=DURATION",
               help="A timer for both runs, in trace time (as 'skctl run --timer').")
 @click.option("--output", type=click.Path(path_type=Path, file_okay=False),
               help="Where results and the comparison go (default: ./study-out/<time>).")
 def autoscalers_command(  # noqa: PLR0917  # click passes every option as a parameter
         trace: Path, speed: float, seed: int, node_groups: Path | None,
-        autoscaler_binary: Path | None, duration: str | None, timers: tuple[str, ...],
-        output: Path | None) -> None:
+        autoscaler_binary: Path | None, duration: str | None, tail: str | None,
+        timers: tuple[str, ...], output: Path | None) -> None:
     """Replay TRACE under Cluster Autoscaler and Karpenter and compare them."""
     started = time.monotonic()
+    if duration and tail is not None:
+        raise click.UsageError("--duration and --tail exclude each other")
+    duration = duration or replay_duration(trace, tail=DEFAULT_TAIL if tail is None else tail)
     output = (output or Path("study-out") / time.strftime("%Y%m%d-%H%M%S")).resolve()
     output.mkdir(parents=True, exist_ok=True)
     plan = StudyPlan(trace=trace.resolve(), speed=speed, seed=seed, output=output,
