@@ -10,7 +10,7 @@ PROTO_STAMP := services/simkube/gen/.generated
 PROTOS := $(shell find proto -name '*.proto' 2>/dev/null)
 
 .PHONY: install proto binaries lint typecheck test test-unit test-integration test-e2e \
-	test-autoscaler fuzz bench demo clean
+	test-autoscaler fuzz bench demo demo-compare clean
 
 install: $(STAMP) $(PROTO_STAMP)
 
@@ -67,6 +67,12 @@ bench: install binaries
 
 demo: install binaries
 	$(BIN)/python -m simkube.skctl.demo
+
+# Cluster Autoscaler and Karpenter on one recorded trace, compared (Karpenter alone without a
+# CA binary: set SIMKUBE_CLUSTER_AUTOSCALER=PATH for both); see docs/autoscalers.md.
+demo-compare: install binaries
+	$(BIN)/skctl study autoscalers --trace tests/data/recorded/fidelity-3min.trace \
+		--speed 20 --tail 12m --output demo-out/compare
 
 clean:
 	rm -rf $(VENV) services/simkube/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis
