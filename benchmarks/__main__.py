@@ -18,6 +18,7 @@ BENCHMARKS = [
     "driver",
     "simulation",
     "autoscaler",
+    "autoscaler_study",
     "fidelity",
 ]
 
