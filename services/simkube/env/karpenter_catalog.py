@@ -34,6 +34,7 @@ from simkube.cloudprov.naming import GROUP_LABEL, READY_AFTER_ANNOTATION
 from simkube.cloudprov.naming import WellKnownLabel as L
 from simkube.core.durations import go_duration
 from simkube.core.errors import ConfigError
+from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 from simkube.core.quantities import format_cpu, format_memory, parse_quantity
 from simkube.env.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
@@ -166,8 +167,12 @@ def node_pool(plan: PoolPlan, *, disruption: Disruption, speed: float = 1.0) -> 
                                "consolidateAfter": after,
                                "budgets": [{"nodes": disruption.budget_nodes}]},
                 "template": {
-                    "metadata": {"annotations": {  # KWOK's stage reads Go durations
-                        READY_AFTER_ANNOTATION: go_duration(plan.ready_after_s * 1000 / speed)}},
+                    "metadata": {
+                        # The label replayed pods select, as on every simulated node.
+                        "labels": {NODE_TYPE_LABEL: NODE_TYPE_VALUE},
+                        "annotations": {  # KWOK's stage reads Go durations
+                            READY_AFTER_ANNOTATION: go_duration(
+                                plan.ready_after_s * 1000 / speed)}},
                     "spec": {
                         "nodeClassRef": {"group": NODECLASS_GROUP,
                                          "kind": "KWOKNodeClass", "name": plan.name},

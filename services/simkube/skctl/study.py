@@ -121,13 +121,14 @@ def summary_table(runs: Sequence[RunData]) -> Table:
     table = Table(title="autoscalers on the same trace")
     for column in ("autoscaler", "cost", "node hours", "peak nodes", "pending p90",
                    "scale events"):
-        table.add_column(column, justify="left" if column == "autoscaler" else "right")
+        table.add_column(column, justify="left" if column == "autoscaler" else "right",
+                         no_wrap=True)
     for run in runs:
         summary = run.summary
         p90 = (summary.get("pods") or {}).get("pending_p90_s")
         table.add_row(run.label, f"${summary.get('cost_usd', 0):.3f}",
                       f"{summary.get('node_hours', 0):.2f}",
-                      str((summary.get("nodes") or {}).get("peak_total", "-")),
+                      f"{max(run.timeline.get('nodes_total') or [0]):g}",
                       "-" if p90 is None else f"{p90:.1f}s",
                       str(summary.get("autoscaler_events", "-")))
     return table

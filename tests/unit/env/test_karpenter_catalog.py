@@ -73,6 +73,7 @@ def test_one_pool_limited_to_the_groups_and_their_max_sizes(tmp_path: Path) -> N
                                   "consolidateAfter": "0s", "budgets": [{"nodes": "10%"}]}
     template = spec["template"]
     assert template["metadata"]["annotations"] == {"simkube.dev/ready-after": "1000ms"}
+    assert template["metadata"]["labels"] == {"type": "kwok"}  # what replayed pods select
     requirements = {r["key"]: r["values"] for r in template["spec"]["requirements"]}
     assert requirements["node.kubernetes.io/instance-type"] == ["m5.2xlarge", "m5.large"]
     assert requirements["simkube.dev/node-group"] == ["small", "large"]
