@@ -19,7 +19,8 @@ def test_cached_build_is_reused_and_reports_each_group() -> None:
     started = time.monotonic()
     result = skctl("env", "build")
     assert time.monotonic() - started < 60
-    for group in ("etcd v3.6.14 (cached)", "kwok v0.8.0 (cached)", "kubernetes v1.36.3 (cached)"):
+    for group in ("etcd v3.6.14 (cached)", "kwok v0.8.0 (cached)", "kubernetes v1.36.3 (cached)",
+                  "karpenter v1.13.0 (cached)"):
         assert group in result.stderr
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.env import cache
-from simkube.env.catalog import KWOK, Binary
+from simkube.env.catalog import KARPENTER, KWOK, Binary
 
 pytestmark = pytest.mark.unit
 
@@ -66,3 +66,20 @@ def test_missing_manifest_is_corrupt(tmp_path: Path) -> None:
     entry = _install_fake_build(tmp_path)
     (entry / cache.MANIFEST).unlink()
     assert cache.verify(KWOK).state is cache.EntryState.CORRUPT
+
+
+def test_a_group_with_assets_is_ready_only_with_every_asset(tmp_path: Path) -> None:
+    staging = tmp_path / "staging-karpenter"
+    (staging / cache.ASSETS).mkdir(parents=True)
+    (staging / Binary.KARPENTER.value).write_bytes(b"\x7fELF fake karpenter")
+    (staging / Binary.KARPENTER.value).chmod(0o755)
+    for _, asset in KARPENTER.assets:
+        (staging / cache.ASSETS / Path(asset).name).write_text("kind: CustomResourceDefinition\n")
+    entry = cache.install_entry(KARPENTER, staging=staging, build_seconds=1.0)
+    assert cache.verify(KARPENTER, deep=True).state is cache.EntryState.READY
+    paths = cache.asset_paths(KARPENTER)
+    assert [p.name for p in paths] == [Path(a).name for _, a in KARPENTER.assets]
+    (entry / cache.ASSETS / "karpenter.sh_nodepools.yaml").unlink()
+    check = cache.verify(KARPENTER)
+    assert check.state is cache.EntryState.CORRUPT
+    assert "karpenter.sh_nodepools.yaml is missing" in check.reason
