@@ -33,7 +33,8 @@ def test_the_study_compares_cluster_autoscaler_with_karpenter(ca_binary: Path,
         totals = [row.nodes_total for row in run.timeline]
         assert max(totals) > totals[0], (kind, totals)
         assert run.summary.cost_usd > 0, kind
-        row = next(line for line in result.stdout.splitlines() if kind in line)
+        row = next(line for line in result.stdout.splitlines()
+                   if line.startswith(f"│ {kind} "))
         assert f"${run.summary.cost_usd:.3f}" in row, (kind, row)
     # Same catalogue: every node either autoscaler made belongs to the file's groups.
     for run in runs.values():

@@ -26,8 +26,9 @@ def test_the_study_runs_karpenter_alone_without_a_cluster_autoscaler(tmp_path: P
     variables = {key: value for key, value in os.environ.items()
                  if key != "SIMKUBE_CLUSTER_AUTOSCALER"}
     variables["SIMKUBE_HOME"] = str(tmp_path / "home")
+    # The trace and ten minutes of trace time after it: the load's fall, then consolidation.
     result = skctl("study", "autoscalers", "--trace", str(TRACE), "--speed", "10",
-                   "--duration", "180s", "--output", str(tmp_path / "study"),
+                   "--tail", "10m", "--output", str(tmp_path / "study"),
                    env=variables, timeout=600)
     output = result.stdout + result.stderr
     assert "Cluster Autoscaler is not available" in output
@@ -37,9 +38,12 @@ def test_the_study_runs_karpenter_alone_without_a_cluster_autoscaler(tmp_path: P
     assert max(totals) > totals[0], totals
     assert totals[-1] < max(totals), totals
     assert karpenter.summary.cost_usd > 0
-    assert karpenter.summary.pods.scheduled == karpenter.summary.pods.seen
+    # With no node at the start, the trace's first burst (72 s of trace, 7 s here) is mostly
+    # gone before Karpenter's first nodes are Ready; what stays gets scheduled.
+    assert karpenter.summary.pods.scheduled > 0
+    assert karpenter.summary.pods.pending_p90_s is not None
     # The terminal summary states the run's own figures.
-    row = next(line for line in result.stdout.splitlines() if "karpenter" in line)
+    row = next(line for line in result.stdout.splitlines() if re.match(r"│ karpenter ", line))
     assert f"${karpenter.summary.cost_usd:.3f}" in row
     assert str(max(totals)) in row
     page = re.search(r"report:\s*(\S+\.html)", result.stdout)

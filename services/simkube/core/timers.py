@@ -27,6 +27,7 @@ class Component(StrEnum):
     CLUSTER_AUTOSCALER = "clusterAutoscaler"
     KUBE_SCHEDULER = "scheduler"
     KUBE_CONTROLLER_MANAGER = "controllerManager"
+    KARPENTER = "karpenter"
     CLOUDPROV = "nodeGroups"
 
 
@@ -84,7 +85,18 @@ KUBE_CONTROLLER_MANAGER = tuple(
                      ("horizontal-pod-autoscaler-cpu-initialization-period", 300_000),
                      ("horizontal-pod-autoscaler-initial-readiness-delay", 30_000)))
 
-CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER)
+# Karpenter 1.13: its batching flags (Go durations) and its NodePools' consolidateAfter (whole
+# seconds in the CRD; 0s, Karpenter's default, consolidates as soon as it can). Its disruption
+# controller's own cadence is not a setting (docs/simulated-time.md): left on the wall clock.
+KARPENTER = (
+    Timer(component=Component.KARPENTER, name="batch-idle-duration", default_ms=1000),
+    Timer(component=Component.KARPENTER, name="batch-max-duration", default_ms=10_000),
+    Timer(component=Component.KARPENTER, name="consolidateAfter", default_ms=0,
+          whole_seconds=True),
+)
+
+CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER,
+                                *KARPENTER)
 BY_KEY = {timer.key: timer for timer in CATALOGUE}
 
 

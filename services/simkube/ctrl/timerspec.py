@@ -1,10 +1,11 @@
 """A Simulation's timers and seed, read from its spec into ``TimerSettings``.
 
 Users write the values they know from production, in trace time, under the section of the
-component that reads them (``spec.autoscaler.clusterAutoscaler``, ``spec.scheduler``,
-``spec.controllerManager``), with the component's own names. A name the catalogue does not
-know is refused with the known ones, because a misspelt timer silently keeping its default
-would distort a run without anyone noticing.
+component that reads them (``spec.autoscaler.clusterAutoscaler``,
+``spec.autoscaler.karpenter``, ``spec.scheduler``, ``spec.controllerManager``), with the
+component's own names. A name the catalogue does not know is refused with the known ones,
+because a misspelt timer silently keeping its default would distort a run without anyone
+noticing.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from simkube.core.simtime import TimerSettings
 from simkube.core.timers import BY_KEY, Component, Timer, for_component
 
 FIELDS = {Component.CLUSTER_AUTOSCALER: "spec.autoscaler.clusterAutoscaler",
+          Component.KARPENTER: "spec.autoscaler.karpenter",
           Component.KUBE_SCHEDULER: "spec.scheduler",
           Component.KUBE_CONTROLLER_MANAGER: "spec.controllerManager"}
 MAX_SEED = 2**63 - 1

@@ -53,14 +53,21 @@ class TimerTarget(Protocol):
 
 
 class LocalEnvironment:
-    """The local environment's supervisor restarts CA, scheduler and controller-manager."""
+    """The local environment's supervisor restarts the autoscaler (CA or Karpenter, whose
+    NodePools follow too), the scheduler and the controller-manager."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.description = f"local environment {name!r} (cluster-autoscaler, kube-scheduler, " \
-                           "kube-controller-manager restarted with them)"
+        self.description = self._describe("the autoscaler")
+
+    def _describe(self, autoscaler: str) -> str:
+        return (f"local environment {self.name!r} ({autoscaler}, kube-scheduler, "
+                "kube-controller-manager restarted with them)")
 
     async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
+        # Not at construction: sk-ctrl starts inside 'env up', which holds the state's lock.
+        autoscaler = await asyncio.to_thread(retiming.autoscaler_of, self.name)
+        self.description = self._describe(autoscaler or "no autoscaler")
         await asyncio.to_thread(retiming.retime, self.name, speed=speed, settings=settings,
                                 fresh=True)
 

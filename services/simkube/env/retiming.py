@@ -1,19 +1,23 @@
 """A local environment's timers set for one Simulation run, and put back after it.
 
-Cluster Autoscaler, kube-scheduler and kube-controller-manager read their timers once, at
-start, from flags and the scheduler's configuration file. So for a run at speed *s* each of
-them is restarted with its timers divided by *s* (``core.simtime``), and restarted with the
-command line ``env up`` gave it when the Simulation ends. The original command line is kept
+Cluster Autoscaler, Karpenter, kube-scheduler and kube-controller-manager read their timers
+once, at start, from flags and the scheduler's configuration file (Karpenter's consolidation
+and provisioning timing live in its NodePools and node classes, re-applied here too). So for
+a run at speed *s* each of them is restarted with its timers divided by *s*
+(``core.simtime``), and restarted with the command line ``env up`` gave it when the
+Simulation ends. The original command line is kept
 in the environment's state (``base_argv``), so a crash between the two cannot lose it, and a
 component whose command line would not change is not restarted at all.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
 
+from simkube.cloudprov.config import load_file
 from simkube.core import simtime
 from simkube.core.config import load_yaml_mapping
 from simkube.core.logs import get_logger
@@ -22,6 +26,9 @@ from simkube.core.timers import Component
 from simkube.env import state
 from simkube.env.autoscaler import NAME as AUTOSCALER
 from simkube.env.components import Component as Process
+from simkube.env.karpenter import NAME as KARPENTER
+from simkube.env.karpenter import apply_pools
+from simkube.env.karpenter_catalog import Disruption
 from simkube.env.lifecycle import running
 from simkube.env.restarting import restart_record
 
@@ -29,6 +36,7 @@ log = get_logger(__name__)
 LOCK_WAIT_S = 60.0
 RUN_SCHEDULER_CONFIG = "scheduler-config.run.yaml"
 CONFIG_KEYS = ("podInitialBackoffSeconds", "podMaxBackoffSeconds")
+NODEPOOL_TIMERS = ("consolidateAfter",)  # Karpenter reads it from its NodePools, not flags
 
 
 def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan) -> list[str]:
@@ -51,6 +59,8 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
         return base
     if record.name == AUTOSCALER:
         return with_flags(base, plan.flags(Component.CLUSTER_AUTOSCALER))
+    if record.name == KARPENTER:
+        return with_flags(base, plan.flags(Component.KARPENTER, skip=NODEPOOL_TIMERS))
     if record.name == Process.KUBE_CONTROLLER_MANAGER.value:
         return with_flags(base, plan.flags(Component.KUBE_CONTROLLER_MANAGER))
     if record.name == Process.KUBE_SCHEDULER.value:
@@ -66,7 +76,7 @@ def retime(name: str, *, speed: float, settings: TimerSettings | None = None,
     remembers of the previous one (when it last scaled up, which nodes have been unneeded
     since when, backed-off groups), or repetitions stop being comparable."""
     return _apply(name, simtime.plan(speed=speed, settings=settings),
-                  fresh=(AUTOSCALER,) if fresh else ())
+                  fresh=(AUTOSCALER, KARPENTER) if fresh else ())
 
 
 def restore(name: str) -> list[str]:
@@ -93,9 +103,29 @@ def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) ->
             log.info("component restarted with the run's timers" if plan else
                      "component restarted with its own timers", component=record.name,
                      speed=plan.speed if plan else None)
+        if env.autoscaler == KARPENTER:
+            _retime_pools(env, plan)
     return restarted
+
+
+def _retime_pools(env: state.EnvState, plan: TimerPlan | None) -> None:
+    """Karpenter's NodePools and node classes: the run's consolidateAfter and provisioning
+    delays ÷ speed, or the environment's own settings (``plan`` None)."""
+    own = Disruption.from_state(env.disruption)
+    disruption = own if plan is None else replace(
+        own, consolidate_after_ms=plan.wall_ms(f"{Component.KARPENTER}.consolidateAfter"))
+    apply_pools(kubeconfig=Path(env.kubeconfig), config=load_file(Path(env.node_groups)),
+                disruption=disruption, speed=plan.speed if plan else 1.0)
 
 
 def has_autoscaler(name: str) -> bool:
     with running(name, wait=LOCK_WAIT_S) as env:
         return env.component(AUTOSCALER) is not None
+
+
+def autoscaler_of(name: str) -> str:
+    """The autoscaler environment ``name`` runs ("" when none)."""
+    with running(name, wait=LOCK_WAIT_S) as env:
+        if env.autoscaler:
+            return env.autoscaler
+        return AUTOSCALER if env.component(AUTOSCALER) is not None else ""

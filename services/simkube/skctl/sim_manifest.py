@@ -50,6 +50,7 @@ class RunFlags:
 
 
 SECTIONS = {"clusterAutoscaler": ("autoscaler", "clusterAutoscaler"),
+            "karpenter": ("autoscaler", "karpenter"),
             "scheduler": ("scheduler",), "controllerManager": ("controllerManager",)}
 
 
