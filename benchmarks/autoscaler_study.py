@@ -6,7 +6,8 @@ autoscaler, the figures a team choosing between them looks at first: cost, node 
 nodes, pending p50/p90, scaling events and the study's wall time; then Karpenter against CA
 as relative differences (CA is the baseline, measured in the same run). Without a CA binary
 (``$SIMKUBE_CLUSTER_AUTOSCALER`` or the cache) only Karpenter's line is printed, and a line
-says why. ``SIMKUBE_STUDY_TRACE`` and ``SIMKUBE_STUDY_SPEED`` replace the trace and speed.
+says why. ``SIMKUBE_STUDY_TRACE`` and ``SIMKUBE_STUDY_SPEED`` replace the trace and speed;
+``SIMKUBE_STUDY_OUTPUT`` keeps the study's results and comparison page in that directory.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def run() -> Iterator[dict[str, Any]]:
     trace = Path(os.environ.get("SIMKUBE_STUDY_TRACE", TRACE))
     speed = os.environ.get("SIMKUBE_STUDY_SPEED", "10")
     with tempfile.TemporaryDirectory(prefix="skbench-study-") as scratch:
-        output = Path(scratch) / "study"
+        output = Path(os.environ.get("SIMKUBE_STUDY_OUTPUT") or Path(scratch) / "study")
         started = time.monotonic()
         done = subprocess.run([SKCTL, "study", "autoscalers", "--trace", str(trace),
                                "--speed", speed, "--output", str(output)],
