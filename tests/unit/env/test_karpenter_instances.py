@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from simkube.env.karpenter_instances import _launched_at, node_for
 
 pytestmark = pytest.mark.unit
 
-CLAIM = {
+CLAIM: dict[str, Any] = {
     "metadata": {"name": "simkube-x7k2p",
                  "labels": {"karpenter.sh/nodepool": "simkube",
                             "node.kubernetes.io/instance-type": "m5.large",
