@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simkube.core.durations import go_duration, human_duration
-from simkube.core.timers import BY_KEY, CATALOGUE, Component, Timer
+from simkube.core.timers import BY_KEY, CATALOGUE, NEVER, Component, Timer
 
 DISTORTION_WARNING = 2.0  # a floor that stretches a timer more than this is worth a warning
 
@@ -41,6 +41,9 @@ class TimeScale:
 
     def scale(self, timer: Timer, trace_ms: int) -> ScaledTimer:
         """``timer`` set to ``trace_ms`` of trace time, as the component can take it."""
+        if trace_ms == NEVER:  # off at every speed
+            return ScaledTimer(timer=timer, speed=self.speed, trace_ms=NEVER, wall_ms=NEVER,
+                               effective_ms=NEVER)
         wall = trace_ms / self.speed
         if timer.whole_seconds:
             wall = round(wall / 1000) * 1000
@@ -62,6 +65,8 @@ class ScaledTimer:
     @property
     def distortion(self) -> float:
         """Effective ÷ asked: 1 when the component could take the value."""
+        if self.trace_ms == NEVER:
+            return 1.0
         if self.trace_ms == 0:
             return 1.0 if self.effective_ms == 0 else math.inf
         return self.effective_ms / self.trace_ms
@@ -72,19 +77,20 @@ class ScaledTimer:
 
     def describe(self) -> str:
         timer = self.timer
-        asked = human_duration(self.trace_ms)
+        asked = _shown(self.trace_ms)
         if not self.floored:
-            return f"{timer.key} {asked} (wall {human_duration(self.wall_ms)})"
-        limit = ("whole seconds, at least " if timer.whole_seconds else "at least ") + \
-            human_duration(timer.min_wall_ms)
+            return f"{timer.key} {asked} (wall {_shown(self.wall_ms)})"
+        limit = ", ".join(part for part in (
+            "whole seconds" if timer.whole_seconds else "",
+            f"at least {human_duration(timer.min_wall_ms)}" if timer.min_wall_ms else "") if part)
         return (f"at speed {self.speed:g}, {timer.key} {asked} is "
                 f"{human_duration(self.effective_ms)} of trace time ({timer.component.value} "
                 f"takes {limit} of wall time)")
 
     def to_status(self) -> dict[str, Any]:
-        return {"timer": self.timer.key, "traceTime": human_duration(self.trace_ms),
-                "wallTime": human_duration(self.wall_ms),
-                "effectiveTraceTime": human_duration(self.effective_ms),
+        return {"timer": self.timer.key, "traceTime": _shown(self.trace_ms),
+                "wallTime": _shown(self.wall_ms),
+                "effectiveTraceTime": _shown(self.effective_ms),
                 "floored": self.floored}
 
 
@@ -98,9 +104,18 @@ class TimerSettings:
         unknown = sorted(set(self.values) - set(BY_KEY))
         if unknown:
             raise ValueError(f"unknown timers {unknown}")
+        bad = sorted(key for key, ms in self.values.items()
+                     if ms < 0 and not (ms == NEVER and BY_KEY[key].may_be_never))
+        if bad:
+            raise ValueError(f"negative timers {bad}")
 
     def trace_ms(self, timer: Timer) -> int:
         return self.values.get(timer.key, timer.default_ms)
+
+    def with_defaults(self, defaults: Mapping[str, int]) -> TimerSettings:
+        """These settings, with ``defaults`` (an environment's own, trace time) for the
+        timers they leave unset."""
+        return TimerSettings(values={**defaults, **self.values})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,6 +143,10 @@ class TimerPlan:
         return {t.timer.name: (str(t.wall_ms // 1000) if t.timer.whole_seconds
                                else go_duration(t.wall_ms))
                 for t in self.for_component(component) if t.timer.name not in left_out}
+
+
+def _shown(ms: int) -> str:
+    return "Never" if ms == NEVER else human_duration(ms)
 
 
 def with_flags(argv: Iterable[str], flags: Mapping[str, str]) -> list[str]:

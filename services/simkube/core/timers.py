@@ -12,13 +12,29 @@ Deliberately left out, and why:
 - liveness and plumbing (``--max-inactivity``, ``--max-failing-time``, leader election, log
   flushing): scaled down they would only make a healthy CA restart itself;
 - node health (``--node-monitor-grace-period``): KWOK heartbeats in wall time and a replay's
-  nodes never fail, so it decides nothing here.
+  nodes never fail, so it decides nothing here;
+- Karpenter's hard-coded waits (sigs.k8s.io/karpenter v1.13.0, pkg/controllers/disruption):
+  the disruption controller looks for consolidation every ``pollingPeriod`` (10 s) and waits
+  ``commandValidationDelay`` (15 s) before acting on a decision; they are Go constants, not
+  settings, so they stay on the wall clock and at speed *s* consolidation comes up to 25·*s*
+  s of trace time late. Its compute budgets (``SingleNodeConsolidationTimeoutDuration`` 3 m,
+  ``MultiNodeConsolidationTimeoutDuration`` 1 m) bound its own CPU work like CA's, and its
+  NodeClaim timeouts (``launchTimeout`` 5 m, ``registrationTimeout`` 15 m in
+  nodeclaim/lifecycle) only fire for instances that never come, which KWOK's always do.
+
+Karpenter's ``consolidateAfter`` is a NodePool field that ``skctl env up --consolidate-after``
+sets for the environment, so its default is the environment's (``from_environment``): a user
+who chose 5 m there gets 5 m of trace time in every run whose Simulation leaves it unset;
+``default_ms`` (0 s, Karpenter's own) only applies where no environment says otherwise. It
+may also be ``Never`` (``NEVER``): consolidation off, whatever the speed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+
+NEVER = -1  # trace (and wall) milliseconds of a timer switched off; see Timer.may_be_never
 
 
 class Component(StrEnum):
@@ -38,6 +54,10 @@ class Timer:
     default_ms: int  # the production default, in trace time
     whole_seconds: bool = False  # the component takes an integer number of seconds
     min_wall_ms: int = 0  # the smallest value the component accepts
+    may_be_never: bool = False  # the component takes "Never" (NEVER): the timer is off
+    # Unset in a Simulation, the environment's own setting applies (the timer target says
+    # which), not ``default_ms``: it is something the user chose when starting it.
+    from_environment: bool = False
 
     @property
     def key(self) -> str:
@@ -86,13 +106,13 @@ KUBE_CONTROLLER_MANAGER = tuple(
                      ("horizontal-pod-autoscaler-initial-readiness-delay", 30_000)))
 
 # Karpenter 1.13: its batching flags (Go durations) and its NodePools' consolidateAfter (whole
-# seconds in the CRD; 0s, Karpenter's default, consolidates as soon as it can). Its disruption
-# controller's own cadence is not a setting (docs/simulated-time.md): left on the wall clock.
+# seconds in the CRD, no minimum: 0s, Karpenter's default, consolidates as soon as it can).
+# Its disruption controller's own cadence is not a setting: left on the wall clock (above).
 KARPENTER = (
     Timer(component=Component.KARPENTER, name="batch-idle-duration", default_ms=1000),
     Timer(component=Component.KARPENTER, name="batch-max-duration", default_ms=10_000),
     Timer(component=Component.KARPENTER, name="consolidateAfter", default_ms=0,
-          whole_seconds=True),
+          whole_seconds=True, may_be_never=True, from_environment=True),
 )
 
 CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER,

@@ -5,7 +5,7 @@ component that reads them (``spec.autoscaler.clusterAutoscaler``,
 ``spec.autoscaler.karpenter``, ``spec.scheduler``, ``spec.controllerManager``), with the
 component's own names. A name the catalogue does not know is refused with the known ones,
 because a misspelt timer silently keeping its default would distort a run without anyone
-noticing.
+noticing. ``Never`` is accepted where the component takes it (Karpenter's consolidateAfter).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from simkube.core.durations import DurationError, parse_duration
 from simkube.core.errors import SimkubeError
 from simkube.core.simtime import TimerSettings
-from simkube.core.timers import BY_KEY, Component, Timer, for_component
+from simkube.core.timers import BY_KEY, NEVER, Component, Timer, for_component
 
 FIELDS = {Component.CLUSTER_AUTOSCALER: "spec.autoscaler.clusterAutoscaler",
           Component.KARPENTER: "spec.autoscaler.karpenter",
@@ -46,6 +46,8 @@ def _section(spec: dict[str, Any], component: Component) -> dict[str, Any]:
 
 
 def _value_ms(timer: Timer, raw: Any, *, field: str) -> int:
+    if timer.may_be_never and isinstance(raw, str) and raw.strip() == "Never":
+        return NEVER
     if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
         raise TimerSpecError(f"{field} {raw!r} is not a duration (for example 10s or 10m)")
     if timer.whole_seconds and isinstance(raw, str) and raw.strip().isdigit():

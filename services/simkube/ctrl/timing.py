@@ -5,8 +5,11 @@ faster together (``core.simtime``). sk-ctrl does three things per run:
 - publishes the run's speed and seed in a ConfigMap, which sk-cloudprov's provisioning delays
   and per-group option durations follow;
 - restarts the components that read their timers at start through a ``TimerTarget``: the
-  local environment's supervisor (``--env``: CA, scheduler, controller-manager) or, in a
-  cluster, Cluster Autoscaler's Deployment (``--autoscaler-deployment``: its args patched);
+  local environment's supervisor (``--env``: CA or Karpenter with its NodePools, scheduler,
+  controller-manager) or, in a cluster, Cluster Autoscaler's Deployment
+  (``--autoscaler-deployment``: its args patched); the target also says which timers its own
+  set-up chose (Karpenter's consolidateAfter from ``env up``), used where a Simulation sets
+  none;
 - returns the plan, whose values (asked, given, effective) and floor warnings go into the
   Simulation's status and the run's results.
 """
@@ -46,6 +49,10 @@ ROLLOUT_TIMEOUT = 180.0
 class TimerTarget(Protocol):
     description: str
 
+    async def environment_timers(self) -> dict[str, int]:
+        """Timers the target's own set-up chose (trace time), for the catalogue's
+        ``from_environment`` ones a Simulation leaves unset."""
+
     async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
         """Timers for run ``run``; the autoscaler starts afresh for every run."""
 
@@ -63,6 +70,9 @@ class LocalEnvironment:
     def _describe(self, autoscaler: str) -> str:
         return (f"local environment {self.name!r} ({autoscaler}, kube-scheduler, "
                 "kube-controller-manager restarted with them)")
+
+    async def environment_timers(self) -> dict[str, int]:
+        return await asyncio.to_thread(retiming.environment_timers, self.name)
 
     async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
         # Not at construction: sk-ctrl starts inside 'env up', which holds the state's lock.
@@ -85,6 +95,9 @@ class AutoscalerDeployment:
         self.kube, self.path = kube, f"/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
         self.description = (f"Deployment {namespace}/{name} (Cluster Autoscaler only; the "
                             "cluster's scheduler and controller-manager keep their timers)")
+
+    async def environment_timers(self) -> dict[str, int]:
+        return {}  # CA's own args are replaced by the run's, as in a local environment
 
     async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
         flags = plan(speed=speed, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
@@ -175,12 +188,16 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
                          spec: SimulationSpec, config: CloudConfig | None,
                          run: str) -> RunTimers:
     """Everything timed for run ``run`` of ``spec`` at its speed; what it became, recorded."""
-    scaled = plan(speed=spec.speed, settings=spec.timers, extra=provisioning_timers(config))
+    # The environment's own values where the Simulation sets none, so the status shows what
+    # the run really gets (Karpenter's consolidateAfter from env up).
+    settings = (spec.timers.with_defaults(await target.environment_timers())
+                if target is not None else spec.timers)
+    scaled = plan(speed=spec.speed, settings=settings, extra=provisioning_timers(config))
     if config is not None:
         await publish(kube, namespace=config.namespace, speed=spec.speed, seed=spec.seed,
                       run=run)
     if target is not None:
-        await target.apply(speed=spec.speed, settings=spec.timers, run=run)
+        await target.apply(speed=spec.speed, settings=settings, run=run)
     applied = target.description if target else NOT_APPLIED
     warnings = tuple(timer.describe() for timer in scaled.distorted())
     if target is None and spec.speed != 1:

@@ -8,6 +8,10 @@ a run at speed *s* each of them is restarted with its timers divided by *s*
 Simulation ends. The original command line is kept
 in the environment's state (``base_argv``), so a crash between the two cannot lose it, and a
 component whose command line would not change is not restarted at all.
+
+Karpenter's ``consolidateAfter`` defaults to the environment's own (``env up
+--consolidate-after``, trace time; ``environment_timers``), not to Karpenter's 0 s: a run
+whose Simulation leaves it unset consolidates after the environment's value ÷ speed.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from simkube.core import simtime
 from simkube.core.config import load_yaml_mapping
 from simkube.core.logs import get_logger
 from simkube.core.simtime import TimerPlan, TimerSettings, with_flags
-from simkube.core.timers import Component
+from simkube.core.timers import NEVER, Component
 from simkube.env import state
 from simkube.env.autoscaler import NAME as AUTOSCALER
 from simkube.env.components import Component as Process
@@ -37,6 +41,7 @@ LOCK_WAIT_S = 60.0
 RUN_SCHEDULER_CONFIG = "scheduler-config.run.yaml"
 CONFIG_KEYS = ("podInitialBackoffSeconds", "podMaxBackoffSeconds")
 NODEPOOL_TIMERS = ("consolidateAfter",)  # Karpenter reads it from its NodePools, not flags
+CONSOLIDATE_AFTER = f"{Component.KARPENTER.value}.consolidateAfter"
 
 
 def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan) -> list[str]:
@@ -71,11 +76,13 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
 def retime(name: str, *, speed: float, settings: TimerSettings | None = None,
            fresh: bool = False) -> list[str]:
     """Restart what must change for a run at ``speed`` with ``settings`` (trace time;
-    None: production defaults); the names of the components restarted. ``fresh`` restarts
-    the autoscaler even when its command line stays: a run must not inherit what CA
-    remembers of the previous one (when it last scaled up, which nodes have been unneeded
-    since when, backed-off groups), or repetitions stop being comparable."""
-    return _apply(name, simtime.plan(speed=speed, settings=settings),
+    None: production defaults, and the environment's own where it has them); the names of
+    the components restarted. ``fresh`` restarts the autoscaler even when its command line
+    stays: a run must not inherit what CA or Karpenter remembers of the previous one (when
+    it last scaled up, which nodes have been unneeded since when, backed-off groups,
+    pending consolidation decisions), or repetitions stop being comparable."""
+    chosen = (settings or TimerSettings()).with_defaults(environment_timers(name))
+    return _apply(name, simtime.plan(speed=speed, settings=chosen),
                   fresh=(AUTOSCALER, KARPENTER) if fresh else ())
 
 
@@ -111,11 +118,22 @@ def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) ->
 def _retime_pools(env: state.EnvState, plan: TimerPlan | None) -> None:
     """Karpenter's NodePools and node classes: the run's consolidateAfter and provisioning
     delays ÷ speed, or the environment's own settings (``plan`` None)."""
-    own = Disruption.from_state(env.disruption)
-    disruption = own if plan is None else replace(
-        own, consolidate_after_ms=plan.wall_ms(f"{Component.KARPENTER}.consolidateAfter"))
+    disruption = Disruption.from_state(env.disruption)
+    if plan is not None:
+        wall = plan.wall_ms(CONSOLIDATE_AFTER)
+        disruption = replace(disruption, consolidate_after_ms=None if wall == NEVER else wall)
     apply_pools(kubeconfig=Path(env.kubeconfig), config=load_file(Path(env.node_groups)),
                 disruption=disruption, speed=plan.speed if plan else 1.0)
+
+
+def environment_timers(name: str) -> dict[str, int]:
+    """The timers environment ``name`` was started with (trace time), for the catalogue's
+    ``from_environment`` ones: what a run uses where its Simulation sets none."""
+    with running(name, wait=LOCK_WAIT_S) as env:
+        if env.autoscaler != KARPENTER:
+            return {}
+        after = Disruption.from_state(env.disruption).consolidate_after_ms
+        return {CONSOLIDATE_AFTER: NEVER if after is None else after}
 
 
 def has_autoscaler(name: str) -> bool:

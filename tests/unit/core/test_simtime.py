@@ -6,7 +6,7 @@ import pytest
 
 from simkube.core import simtime
 from simkube.core.simtime import TimerSettings, TimeScale, read_timescale, timescale_data
-from simkube.core.timers import BY_KEY, CATALOGUE, Component, Timer
+from simkube.core.timers import BY_KEY, CATALOGUE, NEVER, Component, Timer
 
 pytestmark = pytest.mark.unit
 BACKOFF = BY_KEY["scheduler.podInitialBackoffSeconds"]
@@ -118,3 +118,39 @@ def test_the_trace_clock_runs_between_reports_and_stops_with_the_run() -> None:
     clock.report(trace_s=120.0, running=True, length_s=0)  # length unknown: no cap
     wall[0] += 10
     assert clock.now() == 620.0
+
+
+CONSOLIDATE = BY_KEY["karpenter.consolidateAfter"]
+
+
+def test_karpenter_timers_divide_like_the_others() -> None:
+    plan = simtime.plan(speed=10, settings=TimerSettings(values={CONSOLIDATE.key: 100_000}))
+    assert plan.flags(Component.KARPENTER, skip=["consolidateAfter"]) == {
+        "batch-idle-duration": "100ms", "batch-max-duration": "1000ms"}
+    assert plan.wall_ms(CONSOLIDATE.key) == 10_000
+    assert not [t for t in plan.floored() if t.timer.component is Component.KARPENTER]
+
+
+def test_consolidate_after_is_whole_seconds_without_a_minimum() -> None:
+    rounded = TimeScale(10).scale(CONSOLIDATE, 4000)  # 0.4 s → 0 s: at once
+    assert (rounded.wall_ms, rounded.effective_ms, rounded.floored) == (0, 0, True)
+    assert "(karpenter takes whole seconds of wall time)" in rounded.describe()
+    assert TimeScale(10).scale(CONSOLIDATE, 0).floored is False
+
+
+def test_never_stays_never_at_every_speed() -> None:
+    scaled = TimeScale(50).scale(CONSOLIDATE, NEVER)
+    assert (scaled.wall_ms, scaled.effective_ms, scaled.floored) == (NEVER, NEVER, False)
+    assert scaled.to_status()["traceTime"] == scaled.to_status()["wallTime"] == "Never"
+    assert scaled.describe() == "karpenter.consolidateAfter Never (wall Never)"
+    with pytest.raises(ValueError, match="negative timers"):
+        TimerSettings(values={SCAN.key: NEVER})  # only where the component takes "Never"
+
+
+def test_environment_defaults_fill_only_what_the_simulation_leaves_unset() -> None:
+    env = {CONSOLIDATE.key: 300_000}
+    assert TimerSettings().with_defaults(env).trace_ms(CONSOLIDATE) == 300_000
+    own = TimerSettings(values={CONSOLIDATE.key: 60_000}).with_defaults(env)
+    assert own.trace_ms(CONSOLIDATE) == 60_000
+    assert TimerSettings().trace_ms(CONSOLIDATE) == 0  # no environment: Karpenter's own
+    assert [t.key for t in CATALOGUE if t.from_environment] == [CONSOLIDATE.key]

@@ -4,7 +4,9 @@ from typing import Any
 
 import pytest
 
+from simkube.core.timers import NEVER
 from simkube.ctrl.timerspec import TimerSpecError, seed_of, timer_settings
+from simkube.skctl.sim_manifest import timer_sections
 
 pytestmark = pytest.mark.unit
 
@@ -22,6 +24,25 @@ def test_sections_become_trace_milliseconds() -> None:
         "controllerManager.horizontal-pod-autoscaler-sync-period": 30_000}
 
 
+def test_karpenter_section_in_trace_milliseconds_never_included() -> None:
+    settings = timer_settings({"autoscaler": {"karpenter": {
+        "batch-idle-duration": "2s", "--batch-max-duration": 20, "consolidateAfter": "5m"}}})
+    assert dict(settings.values) == {"karpenter.batch-idle-duration": 2000,
+                                     "karpenter.batch-max-duration": 20_000,
+                                     "karpenter.consolidateAfter": 300_000}
+    never = timer_settings({"autoscaler": {"karpenter": {"consolidateAfter": "Never"}}})
+    assert dict(never.values) == {"karpenter.consolidateAfter": NEVER}
+
+
+def test_skctl_timer_flags_reach_the_karpenter_section() -> None:
+    spec = timer_sections(("karpenter.consolidateAfter=1m",
+                           "clusterAutoscaler.scan-interval=10s"))
+    assert spec == {"autoscaler": {"karpenter": {"consolidateAfter": "1m"},
+                                   "clusterAutoscaler": {"scan-interval": "10s"}}}
+    assert dict(timer_settings(spec).values) == {"karpenter.consolidateAfter": 60_000,
+                                                 "clusterAutoscaler.scan-interval": 10_000}
+
+
 def test_nothing_given_means_production_defaults() -> None:
     assert dict(timer_settings({}).values) == {}
 
@@ -32,6 +53,11 @@ def test_nothing_given_means_production_defaults() -> None:
      "'scan-interval'"),
     ({"autoscaler": {"clusterAutoscaler": {"scan-interval": "soon"}}},
      "scan-interval 'soon' is not a duration"),
+    ({"autoscaler": {"karpenter": {"consolidateAfterr": "1m"}}},
+     "spec.autoscaler.karpenter.consolidateAfterr is not a timer .*did you mean "
+     "'consolidateAfter'"),
+    ({"autoscaler": {"karpenter": {"batch-max-duration": "Never"}}},
+     "batch-max-duration 'Never' is not a duration"),
     ({"scheduler": {"podInitialBackoffSeconds": -1}}, "negative"),
     ({"scheduler": {"podInitialBackoffSeconds": True}}, "not a duration"),
     ({"scheduler": ["x"]}, "spec.scheduler must be a mapping"),

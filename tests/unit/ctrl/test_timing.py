@@ -1,0 +1,58 @@
+"""What a run's status says about its timers when the environment chose some of them."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+
+from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import TimerSettings
+from simkube.core.timers import NEVER
+from simkube.ctrl.spec import SimulationSpec
+from simkube.ctrl.timing import prepare_timers
+
+pytestmark = pytest.mark.unit
+KEY = "karpenter.consolidateAfter"
+
+
+class FakeTarget:
+    description = "fake"
+
+    def __init__(self, own: dict[str, int]) -> None:
+        self.own = own
+        self.applied: list[TimerSettings] = []
+
+    async def environment_timers(self) -> dict[str, int]:
+        return self.own
+
+    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
+        self.applied.append(settings)
+
+    async def restore(self) -> None:
+        pass
+
+
+def spec(values: dict[str, int]) -> SimulationSpec:
+    return cast(SimulationSpec, type("Spec", (), {
+        "speed": 10.0, "seed": 1, "timers": TimerSettings(values=values)})())
+
+
+def value(status: dict[str, Any]) -> dict[str, Any]:
+    return next(v for v in status["values"] if v["timer"] == KEY)
+
+
+@pytest.mark.parametrize(("asked", "own", "trace", "wall"), [
+    ({}, {KEY: 300_000}, "5m00s", "30.0s"),  # the environment's 5 m, ÷ 10
+    ({KEY: 100_000}, {KEY: 300_000}, "1m40s", "10.0s"),  # the Simulation's wins
+    ({}, {KEY: NEVER}, "Never", "Never"),
+    ({}, {}, "0ms", "0ms"),  # no environment value: Karpenter's own 0 s
+])
+async def test_the_environment_fills_what_the_simulation_leaves_unset(
+        asked: dict[str, int], own: dict[str, int], trace: str, wall: str) -> None:
+    target = FakeTarget(own)
+    timers = await prepare_timers(cast(KubeClient, None), target=target, spec=spec(asked),
+                                  config=None, run="r1")
+    shown = value(timers.status)
+    assert (shown["traceTime"], shown["wallTime"]) == (trace, wall)
+    assert dict(target.applied[0].values) == {**own, **asked}  # apply gets the same values

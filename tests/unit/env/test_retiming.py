@@ -1,0 +1,38 @@
+"""The timers a local environment chose for itself, read from its state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simkube.core.timers import NEVER
+from simkube.env import retiming, state
+from simkube.env.karpenter_catalog import Disruption
+from simkube.env.paths import env_dir
+
+pytestmark = pytest.mark.unit
+
+
+def saved(name: str, *, autoscaler: str, disruption: Disruption | None) -> None:
+    directory = env_dir(name)
+    directory.mkdir(parents=True)
+    state.save(state.EnvState(name=name, directory=str(directory), kubeconfig="k",
+                              api_server="https://127.0.0.1:1", started_at=0.0,
+                              autoscaler=autoscaler,
+                              disruption=disruption.to_state() if disruption else {}))
+
+
+@pytest.mark.parametrize(("autoscaler", "disruption", "expected"), [
+    ("karpenter", Disruption(consolidate_after_ms=300_000),
+     {"karpenter.consolidateAfter": 300_000}),
+    ("karpenter", Disruption(consolidate_after_ms=None), {"karpenter.consolidateAfter": NEVER}),
+    ("karpenter", None, {"karpenter.consolidateAfter": 0}),  # Karpenter's own default
+    ("cluster-autoscaler", None, {}),
+])
+def test_karpenter_environments_give_their_consolidate_after(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, autoscaler: str,
+        disruption: Disruption | None, expected: dict[str, int]) -> None:
+    monkeypatch.setenv("SIMKUBE_HOME", str(tmp_path))
+    saved("e", autoscaler=autoscaler, disruption=disruption)
+    assert retiming.environment_timers("e") == expected
