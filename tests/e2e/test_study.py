@@ -38,6 +38,17 @@ def test_the_study_runs_karpenter_alone_without_a_cluster_autoscaler(tmp_path: P
     assert max(totals) > totals[0], totals
     assert totals[-1] < max(totals), totals
     assert karpenter.summary.cost_usd > 0
+    # The recorder tells Karpenter's decisions apart: launches, and removals by why.
+    summary = karpenter.summary
+    assert summary.autoscaler == "karpenter"
+    assert set(summary.node_pools) == {"simkube"}
+    assert set(summary.instance_types) <= {"m5.large", "m5.2xlarge"}
+    assert sum(t["cost_usd"] for t in summary.instance_types.values()) == pytest.approx(
+        summary.cost_usd, abs=1e-5)
+    assert sum(summary.disruptions.values()) > 0, summary.disruptions
+    launches = [row for row in karpenter.scaling if row.reason == "Launched"]
+    assert launches
+    assert all(row.source == "autoscaler" and row.delta == 1 for row in launches)
     # With no node at the start, the trace's first burst (72 s of trace, 7 s here) is mostly
     # gone before Karpenter's first nodes are Ready; what stays gets scheduled.
     assert karpenter.summary.pods.scheduled > 0

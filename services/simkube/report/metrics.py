@@ -61,6 +61,7 @@ def metric_rows(runs: Sequence[RunData]) -> list[Metric]:
              Metric(path=("cost_usd",), label="all groups: cost", kind="usd", section="nodes"),
              Metric(path=("autoscaler_events",), label="autoscaler events", kind="count",
                     section="nodes")]
+    rows += _breakdown_rows(runs)
     rows += [Metric(path=("pods", field), label=label, kind=kind, section="pods")
              for field, label, kind in _POD_FIELDS]
     rows += [Metric(path=("driver", field), label=label, kind=kind, section="replay")
@@ -69,6 +70,22 @@ def metric_rows(runs: Sequence[RunData]) -> list[Metric]:
                     section="replay"),
              Metric(path=("trace_seconds",), label="trace duration", kind="seconds",
                     section="replay")]
+    return rows
+
+
+def _breakdown_rows(runs: Sequence[RunData]) -> list[Metric]:
+    """Node hours and cost per instance type and per Karpenter NodePool, and the nodes the
+    autoscaler removed by why (results/breakdown.py): whatever any of the runs has."""
+    def keys(field: str) -> list[str]:
+        return sorted({str(key) for run in runs for key in (run.summary.get(field) or {})})
+    rows = [Metric(path=(field, name, value), label=f"{what} {name}: {label}", kind=kind,
+                   section="nodes")
+            for field, what in (("instance_types", "instance type"), ("node_pools", "NodePool"))
+            for name in keys(field)
+            for value, label, kind in (("node_hours", "node hours", "hours"),
+                                       ("cost_usd", "cost", "usd"))]
+    rows += [Metric(path=("disruptions", reason), label=f"nodes removed: {reason}",
+                    kind="count", section="nodes") for reason in keys("disruptions")]
     return rows
 
 

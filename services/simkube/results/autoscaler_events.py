@@ -41,7 +41,7 @@ class ScaleChange:
 
     @property
     def decision(self) -> tuple[str, str, int, int, str]:
-        kind = "up" if self.reason in SCALE_UP_REASONS else "down"
+        kind = "up" if self.reason in SCALE_UP_REASONS or self.delta > 0 else "down"
         return (kind, self.group, self.delta, self.nodes_after, self.node)
 
 

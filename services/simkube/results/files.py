@@ -32,7 +32,8 @@ COST = "cost_usd"
 LEGACY_POD_COLUMNS = ("namespace", "name", "group", "node", "created_trace_s",
                       "scheduled_trace_s", "pending_s", "finished_trace_s", "phase")
 POD_COLUMNS = (*LEGACY_POD_COLUMNS, "bound_unstarted")
-SCALING_COLUMNS = ("wall_s", "trace_s", "group", "delta", "nodes_after", "source")
+SCALING_COLUMNS = ("wall_s", "trace_s", "group", "delta", "nodes_after", "source", "reason")
+SCALING_COLUMNS_V1 = SCALING_COLUMNS[:-1]  # before autoscaler rows said why
 TIME_DIGITS = 3
 MONEY_DIGITS = 6
 
@@ -64,7 +65,7 @@ def timeline_line(row: TimelineRow, groups: Sequence[str]) -> str:
 
 def scaling_line(row: ScalingRow) -> str:
     return _line([number(row.wall_s), number(row.trace_s), row.group, str(row.delta),
-                  str(row.nodes_after), row.source])
+                  str(row.nodes_after), row.source, row.reason])
 
 
 def pod_line(row: PodRow) -> str:

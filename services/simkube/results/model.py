@@ -59,7 +59,10 @@ class ScalingRow:
     group: str
     delta: int
     nodes_after: int
-    source: str  # "nodes" (observed) or "autoscaler" (a cluster-autoscaler Event)
+    source: str  # "nodes" (observed) or "autoscaler" (an autoscaler's Event)
+    # For "autoscaler" rows, why: CA's Event reason (TriggeredScaleUp, ScaleDown, ...) or
+    # Karpenter's (Launched; a disruption's Empty, Underutilized, Drifted, ...).
+    reason: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,6 +126,13 @@ class RunSummary:
     state: str = "Running"
     # The run's timers: asked (trace time), given (wall), effective, and floor warnings.
     timers: Mapping[str, Any] = field(default_factory=dict)
+    # Which autoscaler made the nodes (results/breakdown.py): cluster-autoscaler, karpenter
+    # or none; nodes removed by the autoscaler by why; node hours and cost per instance type
+    # and per Karpenter NodePool ({"node_hours": h, "cost_usd": c}). Absent in older runs.
+    autoscaler: str = ""
+    disruptions: Mapping[str, int] = field(default_factory=dict)
+    instance_types: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    node_pools: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     schema: int = SCHEMA
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from simkube.results.model import STATIC_GROUP
 
 GROUP_LABEL = "simkube.dev/node-group"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
 INFRA_LABEL = "simkube.dev/placeholder-infra"
 FAKE_ANNOTATION = "kwok.x-k8s.io/node"
 
@@ -34,6 +36,8 @@ class NodeTracker:
     def __init__(self) -> None:
         self._live: dict[str, str] = {}   # node name -> group, nodes that exist now
         self._known: dict[str, str] = {}  # every node ever seen -> its last group
+        self._types: dict[str, str] = {}  # group -> its nodes' instance type
+        self._pools: dict[str, str] = {}  # group -> the Karpenter NodePool of its nodes
 
     def observe(self, obj: Mapping[str, Any], *, deleted: bool = False) -> None:
         name = str((obj.get("metadata") or {}).get("name") or "")
@@ -46,6 +50,11 @@ class NodeTracker:
             self._live[name] = group
         if group is not None:
             self._known[name] = group
+            labels = (obj.get("metadata") or {}).get("labels") or {}
+            for labelled, key in ((self._types, INSTANCE_TYPE_LABEL),
+                                  (self._pools, NODEPOOL_LABEL)):
+                if labels.get(key):
+                    labelled[group] = str(labels[key])
 
     def replace(self, objs: Iterable[Mapping[str, Any]]) -> None:
         """A fresh list: exactly these nodes exist now."""
@@ -58,3 +67,11 @@ class NodeTracker:
 
     def counts(self) -> dict[str, int]:
         return dict(Counter(self._live.values()))
+
+    def instance_types(self) -> dict[str, str]:
+        """Group -> instance type, for every group whose nodes said."""
+        return dict(self._types)
+
+    def node_pools(self) -> dict[str, str]:
+        """Group -> Karpenter NodePool (empty unless Karpenter made its nodes)."""
+        return dict(self._pools)

@@ -115,8 +115,9 @@ def read_scaling(path: Path) -> list[ScalingRow]:
                        trace_s=_cell(path, line, cells, "trace_s", float),
                        group=cells["group"], delta=_cell(path, line, cells, "delta", int),
                        nodes_after=_cell(path, line, cells, "nodes_after", int),
-                       source=cells["source"])
-            for line, cells in _rows(path, files.SCALING_COLUMNS)]
+                       source=cells["source"], reason=cells.get("reason", ""))
+            for line, cells in _rows(path, files.SCALING_COLUMNS,
+                                     older=files.SCALING_COLUMNS_V1)]
 
 
 def _build(cls: Callable[..., T], tree: Any, *, path: Path, where: str) -> T:

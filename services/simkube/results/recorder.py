@@ -1,13 +1,14 @@
 """The recorder of one run: watches feed the trackers, a sampling task writes the files.
 
-Three list+watch loops (fake Nodes, Pods in the run's virtual namespaces, cluster-autoscaler
-Events) update small in-memory trackers; every ``interval`` wall seconds a sample of them
-becomes a timeline row (and scaling rows for changed node counts), flushed at once, and pods
-bound to a node but not started in time are flagged (``starting.py``). Pods and a
-``Running`` summary are checkpointed every ``checkpoint`` seconds; ``stop()`` writes the final
-row, pods.csv and summary.json. ``start()`` on a directory that already holds a run (a
-restarted sk-ctrl) continues it: wall time from the recorded start, trace time and cumulative
-cost from the last row, pods from pods.csv and their live objects.
+Four list+watch loops (fake Nodes, Pods in the run's virtual namespaces, Cluster
+Autoscaler's and Karpenter's Events) update small in-memory trackers; every ``interval``
+wall seconds a sample of them becomes a timeline row (and scaling rows for changed node
+counts), flushed at once, and pods bound to a node but not started in time are flagged
+(``starting.py``). Pods and a ``Running`` summary are checkpointed every ``checkpoint``
+seconds; ``stop()`` writes the final row, pods.csv and summary.json. ``start()`` on a
+directory that already holds a run (a restarted sk-ctrl) continues it: wall time from the
+recorded start, trace time and cumulative cost from the last row, pods from pods.csv and
+their live objects.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
-from simkube.results import files, reading, starting
+from simkube.results import files, karpenter_events, reading, starting
 from simkube.results.autoscaler_events import (
     COMPONENT,
     AutoscalerEvents,
@@ -76,6 +77,8 @@ class Recorder:
         self._nodes = NodeTracker()
         self._pods = PodTracker(prefix=namespace_prefix, group_of=self._nodes.group_of)
         self._events = AutoscalerEvents()
+        self._launches = karpenter_events.PendingLaunches()
+        self._karpenter_seen = False
         self._scaling: list[ScalingRow] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._lock = asyncio.Lock()
@@ -110,9 +113,10 @@ class Recorder:
                           on_list=self._nodes.replace, on_event=self._node_event),
                 ListWatch(kube=self._kube, path="/api/v1/pods", what="pods",
                           on_list=self._pod_list, on_event=self._pod_event),
-                ListWatch(kube=self._kube, path="/api/v1/events", what="autoscaler events",
-                          query={"fieldSelector": f"source={COMPONENT}"},
-                          on_list=self._event_list, on_event=self._event_event)]
+                *(ListWatch(kube=self._kube, path="/api/v1/events", what=f"{source} events",
+                            query={"fieldSelector": f"source={source}"},
+                            on_list=self._event_list, on_event=self._event_event)
+                  for source in (COMPONENT, karpenter_events.COMPONENT))]
             try:
                 for watch in watches:  # nodes first: pods look up their node's group
                     await watch.list()
@@ -228,7 +232,9 @@ class Recorder:
             started_at=rfc3339(self._clock.started_at),
             finished_at=rfc3339(self._now()) if final else None, speed=self._speed,
             prices=self._prices, timeline=self._timeline.rows, scaling=self._scaling,
-            pods=pods, driver=driver, state=state, timers=self._timers)
+            pods=pods, driver=driver, state=state, timers=self._timers,
+            instance_types=self._nodes.instance_types(), node_pools=self._nodes.node_pools(),
+            karpenter_seen=self._karpenter_seen)
         files.write_summary(self.run_dir / files.SUMMARY, summary)
         return summary
 
@@ -236,6 +242,8 @@ class Recorder:
 
     def _node_event(self, kind: str, obj: Object) -> None:
         self._nodes.observe(obj, deleted=kind == "DELETED")
+        if kind == "ADDED":
+            self._launched(obj)
 
     def _pod_list(self, items: list[Object]) -> None:
         self._pods.replace(items, trace_s=self._clock.trace_s(), trace_at=self._clock.trace_at)
@@ -256,16 +264,34 @@ class Recorder:
             self._autoscaler(obj)
 
     def _autoscaler(self, obj: Object) -> None:
-        if not is_autoscaler_event(obj):
+        wall_s, trace_s = self._clock.wall_s(), self._clock.trace_s()
+        if is_autoscaler_event(obj):
+            changes = parse_changes(obj, group_of=self._nodes.group_of,
+                                    counts=self._nodes.counts())
+        elif karpenter_events.is_karpenter_event(obj):
+            self._karpenter_seen = True
+            claim = karpenter_events.launched_claim(obj)
+            if claim is not None:  # recorded once its Node says which group it is in
+                self._launches.add(claim, wall_s=wall_s, trace_s=trace_s)
+            changes = karpenter_events.disruption(obj, group_of=self._nodes.group_of,
+                                                  counts=self._nodes.counts())
+        else:
             return
-        wall_s = self._clock.wall_s()
-        changes = parse_changes(obj, group_of=self._nodes.group_of,
-                                counts=self._nodes.counts())
-        trace_s = self._clock.trace_s()
         self._add_scaling([ScalingRow(wall_s=wall_s, trace_s=trace_s, group=c.group,
                                       delta=c.delta, nodes_after=c.nodes_after,
-                                      source="autoscaler")
+                                      source="autoscaler", reason=c.reason)
                            for c in self._events.fresh(changes, wall_s=wall_s)])
+
+    def _launched(self, obj: Object) -> None:
+        """A Karpenter launch whose Node has just appeared: its row, at the launch's time."""
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        group = self._nodes.group_of(name)
+        launch = self._launches.arrived(name) if group is not None else None
+        if launch is not None and group is not None:
+            self._add_scaling([ScalingRow(
+                wall_s=launch.wall_s, trace_s=launch.trace_s, group=group, delta=1,
+                nodes_after=self._nodes.counts().get(group, 0), source="autoscaler",
+                reason=karpenter_events.LAUNCHED)])
 
 
 def _report_failure(task: asyncio.Task[None]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from simkube.results import breakdown
 from simkube.results.files import MONEY_DIGITS, TIME_DIGITS
 from simkube.results.integrate import cost_of, node_hours, percentile
 from simkube.results.model import (
@@ -99,8 +100,13 @@ def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str 
                 speed: float, prices: Mapping[str, float], timeline: Sequence[TimelineRow],
                 scaling: Sequence[ScalingRow], pods: Sequence[PodRow],
                 driver: Mapping[str, Any] | None, state: str,
-                timers: Mapping[str, Any] | None = None) -> RunSummary:
+                timers: Mapping[str, Any] | None = None,
+                instance_types: Mapping[str, str] | None = None,
+                node_pools: Mapping[str, str] | None = None,
+                karpenter_seen: bool = False) -> RunSummary:
+    """``instance_types`` and ``node_pools`` map groups to what their nodes are labelled."""
     groups = groups_summary(timeline, scaling, prices=prices)
+    pools = dict(node_pools or {})
     first, last = (timeline[0], timeline[-1]) if timeline else (None, None)
     return RunSummary(
         simulation=simulation, run=run, started_at=started_at, finished_at=finished_at,
@@ -110,4 +116,9 @@ def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str 
         node_hours=round(sum(g.node_hours for g in groups.values()), MONEY_DIGITS),
         cost_usd=round(sum(g.cost_usd for g in groups.values()), MONEY_DIGITS),
         autoscaler_events=sum(1 for row in scaling if row.source == "autoscaler"),
-        driver=driver_summary(driver), state=state, timers=dict(timers or {}))
+        driver=driver_summary(driver), state=state, timers=dict(timers or {}),
+        autoscaler=breakdown.autoscaler_name(scaling=scaling, pools=pools,
+                                             karpenter_seen=karpenter_seen),
+        disruptions=breakdown.disruptions(scaling),
+        instance_types=breakdown.totals_by(groups, instance_types or {}),
+        node_pools=breakdown.totals_by(groups, pools))

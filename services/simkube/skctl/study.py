@@ -23,9 +23,10 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -120,7 +121,7 @@ def run_one(plan: StudyPlan, kind: AutoscalerKind) -> RunData:
 def summary_table(runs: Sequence[RunData]) -> Table:
     table = Table(title="autoscalers on the same trace")
     for column in ("autoscaler", "cost", "node hours", "peak nodes", "pending p90",
-                   "scale events"):
+                   "scale-ups", "nodes removed"):
         table.add_column(column, justify="left" if column == "autoscaler" else "right",
                          no_wrap=True)
     for run in runs:
@@ -130,8 +131,14 @@ def summary_table(runs: Sequence[RunData]) -> Table:
                       f"{summary.get('node_hours', 0):.2f}",
                       f"{max(run.timeline.get('nodes_total') or [0]):g}",
                       "-" if p90 is None else f"{p90:.1f}s",
-                      str(summary.get("autoscaler_events", "-")))
+                      str(_scale_ups(summary)),
+                      str(sum((summary.get("disruptions") or {}).values())))
     return table
+
+
+def _scale_ups(summary: Mapping[str, Any]) -> int:
+    """Steps up in the nodes count, as observed (counted alike for both autoscalers)."""
+    return sum(int(group.get("scale_ups", 0)) for group in (summary.get("groups") or {}).values())
 
 
 def run_study(plan: StudyPlan) -> tuple[list[RunData], Rendered]:
