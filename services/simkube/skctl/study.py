@@ -191,7 +191,9 @@ def autoscalers_command(  # noqa: PLR0917  # click passes every option as a para
                      node_groups=node_groups.resolve() if node_groups else None,
                      ca_binary=find_ca(autoscaler_binary), duration=duration, timers=timers)
     runs, rendered = run_study(plan)
-    Console().print(summary_table(runs))
+    out = Console()
+    # Piped (a log, CI), rich would squeeze the table into 80 columns and cut the names.
+    (out if out.is_terminal else Console(width=120)).print(summary_table(runs))
     for text in rendered.callouts or ():
         click.echo(f"  - {text}")
     click.echo(f"study finished in {time.monotonic() - started:.0f}s")
