@@ -37,7 +37,10 @@ def _figures(kind: str, run_dir: Path) -> dict[str, Any]:
             "pending_p50_s": summary.pods.pending_p50_s,
             "pending_p90_s": summary.pods.pending_p90_s,
             "pods_never_scheduled": summary.pods.never_scheduled,
-            "scaling_events": summary.autoscaler_events}
+            "scaling_events": summary.autoscaler_events,
+            "nodes_removed": dict(summary.disruptions),
+            "instance_types": {name: values["node_hours"]
+                               for name, values in summary.instance_types.items()}}
 
 
 def _relative(new: float | None, base: float | None) -> float | None:
