@@ -25,6 +25,7 @@ from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.version import UPSTREAM
+from simkube.env import flagmerge
 from simkube.env.cache import EntryState, entry_dir, verify
 from simkube.env.catalog import CLUSTER_AUTOSCALER, Binary
 from simkube.env.components import Layout
@@ -166,19 +167,8 @@ DEFAULT_FLAGS = (
 
 def merge_flags(extra: tuple[str, ...]) -> list[str]:
     """The default tuning with ``extra`` (``--name=value`` each) replacing same-named flags."""
-    chosen: dict[str, str] = {}
-    for flag in (*DEFAULT_FLAGS, *extra):
-        name, equals, _ = flag.partition("=")
-        if not name.startswith("--") or not equals or len(name) < 3:
-            raise EnvironmentStateError(
-                f"--autoscaler-flag {flag!r} is not of the form --name=value",
-                hint="for example --autoscaler-flag=--expander=price")
-        if name in WIRING:
-            raise EnvironmentStateError(
-                f"--autoscaler-flag {flag!r}: {name} wires CA to this environment and is set "
-                "by skctl")
-        chosen[name] = flag
-    return list(chosen.values())
+    return flagmerge.merge_flags(defaults=DEFAULT_FLAGS, extra=extra, wiring=WIRING, owner="CA",
+                                 example="--expander=price")
 
 
 def autoscaler_spec(*, binary: Path, layout: Layout, port: int,

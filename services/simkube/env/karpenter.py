@@ -22,6 +22,7 @@ from simkube.cloudprov.config import CloudConfig
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient, poll
+from simkube.env import flagmerge
 from simkube.env.cache import asset_paths, binary_path
 from simkube.env.catalog import KARPENTER, Binary
 from simkube.env.components import Layout
@@ -52,19 +53,8 @@ def write_instance_types(*, layout: Layout, config: CloudConfig) -> Path:
 
 def merge_flags(extra: tuple[str, ...]) -> list[str]:
     """The default flags with ``extra`` (``--name=value`` each) replacing same-named ones."""
-    chosen: dict[str, str] = {}
-    for flag in (*DEFAULT_FLAGS, *extra):
-        name, equals, _ = flag.partition("=")
-        if not name.startswith("--") or not equals or len(name) < 3:
-            raise EnvironmentStateError(
-                f"--autoscaler-flag {flag!r} is not of the form --name=value",
-                hint="for example --autoscaler-flag=--batch-max-duration=20s")
-        if name in WIRING:
-            raise EnvironmentStateError(
-                f"--autoscaler-flag {flag!r}: {name} wires Karpenter to this environment and "
-                "is set by skctl")
-        chosen[name] = flag
-    return list(chosen.values())
+    return flagmerge.merge_flags(defaults=DEFAULT_FLAGS, extra=extra, wiring=WIRING,
+                                 owner="Karpenter", example="--batch-max-duration=20s")
 
 
 def karpenter_spec(*, layout: Layout, health_port: int, metrics_port: int,

@@ -100,3 +100,4 @@ def test_disruption_settings_and_their_state_round_trip() -> None:
     chosen = Disruption(policy=ConsolidationPolicy.WHEN_EMPTY, consolidate_after_ms=None)
     assert Disruption.from_state(chosen.to_state()) == chosen
     assert Disruption.from_state({}) == Disruption()
+
