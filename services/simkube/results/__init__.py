@@ -2,7 +2,7 @@
 
 During a run, ``Recorder`` samples the simulated cluster from watches into
 ``<results>/<simulation>/run-<n>/`` (timeline.csv, pods.csv, scaling.csv, summary.json);
-``load_run`` reads such a directory back as typed rows for the report. Format: docs/results.md.
+``load_run`` reads such a directory back as typed rows for the report. Format: docs/reports.md.
 """
 
 from simkube.results.model import (

@@ -1,22 +1,31 @@
 """A run's nodes broken down the ways a team compares autoscalers: by instance type, by
-Karpenter NodePool, and the nodes the autoscaler took away, by why.
+NodePool, the nodes the autoscaler took away by why, and which autoscaler it was.
 
 Cluster Autoscaler and Karpenter label their nodes alike (``node.kubernetes.io/instance-type``;
 Karpenter adds ``karpenter.sh/nodepool``) and the recorder counts both per node group, so
-each group's node hours and cost are summed under its instance type and pool. CA's removals
-are named as Karpenter names its disruptions (``ScaleDownEmpty`` → Empty, ``ScaleDown`` →
-Underutilized), so the two read the same in a comparison.
+each group's node hours and cost are summed under its instance type and pool. Cluster
+Autoscaler has no pools: each of its node groups is one, so a group that had nodes without a
+pool label stands for itself and a CA run has per-pool figures too. CA's removals are named as
+Karpenter names its disruptions (``ScaleDownEmpty`` → Empty, ``ScaleDown`` → Underutilized),
+so the two read the same in a comparison.
+
+The autoscaler is named from what was observed, never from configuration (a run's summary
+must say what happened): Karpenter's Events, NodeClaims or NodePool labels make it
+``karpenter``; Cluster Autoscaler's Events or sk-cloudprov's nodes ``cluster-autoscaler``;
+neither ``none``. Karpenter wins when both were seen: its nodes are what the run paid for.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from simkube.results.model import GroupSummary, ScalingRow
+from simkube.results.nodes import CLUSTER_AUTOSCALER, KARPENTER
 
 CA_REMOVALS = {"ScaleDownEmpty": "Empty", "ScaleDown": "Underutilized"}
-KARPENTER, CLUSTER_AUTOSCALER, NONE = "karpenter", "cluster-autoscaler", "none"
+NONE = "none"
+AUTOSCALERS = (KARPENTER, CLUSTER_AUTOSCALER)  # in the order they win
 
 
 def totals_by(groups: Mapping[str, GroupSummary],
@@ -33,17 +42,19 @@ def totals_by(groups: Mapping[str, GroupSummary],
     return dict(sorted(result.items()))
 
 
+def pools_of(groups: Mapping[str, GroupSummary], pools: Mapping[str, str]) -> dict[str, str]:
+    """Each group's NodePool; a group that had nodes but no pool (CA's, the static nodes) is
+    its own. A group that never had a node has none: it cost nothing under any name."""
+    return {group: pools.get(group) or (group if summary.peak_nodes > 0 else "")
+            for group, summary in groups.items()}
+
+
 def disruptions(scaling: Iterable[ScalingRow]) -> dict[str, int]:
     counted = Counter(CA_REMOVALS.get(row.reason, row.reason) for row in scaling
                       if row.source == "autoscaler" and row.delta < 0 and row.reason)
     return dict(sorted(counted.items()))
 
 
-def autoscaler_name(*, scaling: Iterable[ScalingRow], pools: Mapping[str, str],
-                    karpenter_seen: bool) -> str:
-    """Who made the nodes, as observed: Karpenter's Events or NodePool labels, else CA's."""
-    if karpenter_seen or any(pools.values()):
-        return KARPENTER
-    if any(row.source == "autoscaler" for row in scaling):
-        return CLUSTER_AUTOSCALER
-    return NONE
+def autoscaler_name(*, observed: Collection[str]) -> str:
+    """``karpenter``, ``cluster-autoscaler`` or ``none``, from the autoscalers observed."""
+    return next((name for name in AUTOSCALERS if name in observed), NONE)

@@ -75,6 +75,10 @@ class GroupSummary:
     cost_usd: float
     scale_ups: int
     scale_downs: int
+    # What the group's nodes are labelled (node.kubernetes.io/instance-type,
+    # karpenter.sh/nodepool): "" when they did not say, and in summaries written before.
+    instance_type: str = ""
+    node_pool: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,7 +132,8 @@ class RunSummary:
     timers: Mapping[str, Any] = field(default_factory=dict)
     # Which autoscaler made the nodes (results/breakdown.py): cluster-autoscaler, karpenter
     # or none; nodes removed by the autoscaler by why; node hours and cost per instance type
-    # and per Karpenter NodePool ({"node_hours": h, "cost_usd": c}). Absent in older runs.
+    # and per NodePool, a group without one (Cluster Autoscaler's) standing for its own pool
+    # ({"node_hours": h, "cost_usd": c}). Absent ("", {}) in summaries written before.
     autoscaler: str = ""
     disruptions: Mapping[str, int] = field(default_factory=dict)
     instance_types: Mapping[str, Mapping[str, float]] = field(default_factory=dict)

@@ -5,6 +5,13 @@ node that hosts placeholder pods is not capacity either. A fake node without a g
 one of the environment's static nodes (``skctl env up --nodes``) and counts as ``static``.
 The tracker keeps one string per node, not the node, and remembers the group of every node
 it has seen so a pod can be attributed after its node is gone.
+
+It also remembers what the nodes say about who made them, because the summary names the
+autoscaler from what was observed, not from configuration: sk-cloudprov (Cluster
+Autoscaler's provider) marks its nodes with its namespace label and ``simkube://`` provider
+ids; Karpenter's carry ``karpenter.sh/nodepool``. (``kwok://`` proves nothing: the static
+nodes use it too.) Each group's instance type and NodePool label are kept for the per-type
+and per-pool node hours.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 INFRA_LABEL = "simkube.dev/placeholder-infra"
 FAKE_ANNOTATION = "kwok.x-k8s.io/node"
+CLOUDPROV_OWNER_LABEL = "simkube.dev/node-group-namespace"
+CLOUDPROV_PROVIDER = "simkube://"
+KARPENTER, CLUSTER_AUTOSCALER = "karpenter", "cluster-autoscaler"
 
 
 def node_group(obj: Mapping[str, Any]) -> str | None:
@@ -32,12 +42,24 @@ def node_group(obj: Mapping[str, Any]) -> str | None:
     return str(labels.get(GROUP_LABEL) or STATIC_GROUP)
 
 
+def node_maker(obj: Mapping[str, Any]) -> str | None:
+    """The autoscaler whose provider made this Node, as its marks say; None for others."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    if labels.get(NODEPOOL_LABEL):
+        return KARPENTER
+    provider = str((obj.get("spec") or {}).get("providerID") or "")
+    if CLOUDPROV_OWNER_LABEL in labels or provider.startswith(CLOUDPROV_PROVIDER):
+        return CLUSTER_AUTOSCALER
+    return None
+
+
 class NodeTracker:
     def __init__(self) -> None:
         self._live: dict[str, str] = {}   # node name -> group, nodes that exist now
         self._known: dict[str, str] = {}  # every node ever seen -> its last group
         self._types: dict[str, str] = {}  # group -> its nodes' instance type
         self._pools: dict[str, str] = {}  # group -> the Karpenter NodePool of its nodes
+        self.makers: set[str] = set()     # autoscalers whose nodes were seen
 
     def observe(self, obj: Mapping[str, Any], *, deleted: bool = False) -> None:
         name = str((obj.get("metadata") or {}).get("name") or "")
@@ -55,6 +77,9 @@ class NodeTracker:
                                   (self._pools, NODEPOOL_LABEL)):
                 if labels.get(key):
                     labelled[group] = str(labels[key])
+            maker = node_maker(obj)
+            if maker is not None:
+                self.makers.add(maker)
 
     def replace(self, objs: Iterable[Mapping[str, Any]]) -> None:
         """A fresh list: exactly these nodes exist now."""
@@ -62,8 +87,19 @@ class NodeTracker:
         for obj in objs:
             self.observe(obj)
 
+    def restore(self, *, instance_types: Mapping[str, str],
+                node_pools: Mapping[str, str]) -> None:
+        """Labels recorded before a restart, for groups whose nodes may be gone by now."""
+        for labelled, restored in ((self._types, instance_types), (self._pools, node_pools)):
+            for group, value in restored.items():
+                if value:
+                    labelled.setdefault(group, value)
+
     def group_of(self, node: str) -> str | None:
         return self._known.get(node)
+
+    def is_live(self, node: str) -> bool:
+        return node in self._live
 
     def counts(self) -> dict[str, int]:
         return dict(Counter(self._live.values()))

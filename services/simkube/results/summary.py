@@ -8,7 +8,7 @@ trace time between the first and the last sample (the span the node hours cover)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from simkube.results import breakdown
@@ -80,8 +80,10 @@ def _unscheduled_waits(pods: Sequence[PodRow], *, run_end_s: float | None) -> li
 
 
 def groups_summary(timeline: Sequence[TimelineRow], scaling: Sequence[ScalingRow], *,
-                   prices: Mapping[str, float]) -> dict[str, GroupSummary]:
+                   prices: Mapping[str, float], instance_types: Mapping[str, str] | None = None,
+                   node_pools: Mapping[str, str] | None = None) -> dict[str, GroupSummary]:
     hours = node_hours(timeline)
+    types, pools = instance_types or {}, node_pools or {}
     result = {}
     for group in sorted(hours):
         counts = [row.nodes.get(group, 0) for row in timeline]
@@ -92,7 +94,8 @@ def groups_summary(timeline: Sequence[TimelineRow], scaling: Sequence[ScalingRow
             final_nodes=counts[-1], node_hours=round(hours[group], MONEY_DIGITS),
             cost_usd=round(cost_of({group: hours[group]}, prices=prices), MONEY_DIGITS),
             scale_ups=sum(1 for d in changes if d > 0),
-            scale_downs=sum(1 for d in changes if d < 0))
+            scale_downs=sum(1 for d in changes if d < 0),
+            instance_type=types.get(group, ""), node_pool=pools.get(group, ""))
     return result
 
 
@@ -103,10 +106,11 @@ def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str 
                 timers: Mapping[str, Any] | None = None,
                 instance_types: Mapping[str, str] | None = None,
                 node_pools: Mapping[str, str] | None = None,
-                karpenter_seen: bool = False) -> RunSummary:
-    """``instance_types`` and ``node_pools`` map groups to what their nodes are labelled."""
-    groups = groups_summary(timeline, scaling, prices=prices)
-    pools = dict(node_pools or {})
+                autoscalers: Collection[str] = ()) -> RunSummary:
+    """``instance_types`` and ``node_pools`` map groups to what their nodes are labelled;
+    ``autoscalers`` are those whose Events or nodes were observed (breakdown.py)."""
+    groups = groups_summary(timeline, scaling, prices=prices, instance_types=instance_types,
+                            node_pools=node_pools)
     first, last = (timeline[0], timeline[-1]) if timeline else (None, None)
     return RunSummary(
         simulation=simulation, run=run, started_at=started_at, finished_at=finished_at,
@@ -117,8 +121,7 @@ def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str 
         cost_usd=round(sum(g.cost_usd for g in groups.values()), MONEY_DIGITS),
         autoscaler_events=sum(1 for row in scaling if row.source == "autoscaler"),
         driver=driver_summary(driver), state=state, timers=dict(timers or {}),
-        autoscaler=breakdown.autoscaler_name(scaling=scaling, pools=pools,
-                                             karpenter_seen=karpenter_seen),
+        autoscaler=breakdown.autoscaler_name(observed=autoscalers),
         disruptions=breakdown.disruptions(scaling),
         instance_types=breakdown.totals_by(groups, instance_types or {}),
-        node_pools=breakdown.totals_by(groups, pools))
+        node_pools=breakdown.totals_by(groups, breakdown.pools_of(groups, node_pools or {})))

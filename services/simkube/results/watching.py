@@ -5,6 +5,11 @@ their view instead of adding to it: nothing is counted twice. A watch that ends 
 server-side timeout) resumes from the last resourceVersion seen (bookmarks keep it fresh); a
 ``410 Gone`` (etcd compacted past it, as a status or as an ERROR event) re-lists; any other
 failure backs off, then re-lists, because events may have been missed.
+
+An ``optional`` watch is of a kind that may not exist: Karpenter's NodeClaims are there only
+when Karpenter's CRDs are installed, and may not be readable by an sk-ctrl whose role
+predates them. A 404 or 403 makes it ``absent`` — an empty list, then no watching — instead of
+failing the recorder.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from simkube.core.logs import get_logger
 log = get_logger(__name__)
 
 PAGE_SIZE = 500
+ABSENT_CODES = frozenset({403, 404})
 WATCH_SECONDS = (240, 300)
 MAX_BACKOFF = 10.0
 Object = dict[str, Any]
@@ -34,7 +40,8 @@ class ListWatch:
                  on_list: Callable[[list[Object]], None],
                  on_event: Callable[[str, Object], None],
                  query: dict[str, str] | None = None, page_size: int = PAGE_SIZE,
-                 watch_seconds: tuple[int, int] = WATCH_SECONDS) -> None:
+                 watch_seconds: tuple[int, int] = WATCH_SECONDS,
+                 optional: bool = False) -> None:
         self._kube = kube
         self._path = path
         self._what = what
@@ -43,8 +50,14 @@ class ListWatch:
         self._query = dict(query or {})
         self._page_size = page_size
         self._watch_seconds = watch_seconds
+        self._optional = optional
         self.lists = 0
         self.version = ""
+        self.absent = False
+
+    @property
+    def what(self) -> str:
+        return self._what
 
     async def list(self) -> None:
         """One complete list, handed over at once; remembers its resourceVersion."""
@@ -54,7 +67,16 @@ class ListWatch:
             query = {**self._query, "limit": str(self._page_size)}
             if token:
                 query["continue"] = token
-            page = await self._kube.request("GET", self._path, query=query)
+            try:
+                page = await self._kube.request("GET", self._path, query=query)
+            except ApiError as exc:
+                if not (self._optional and exc.code in ABSENT_CODES):
+                    raise
+                log.info("not watched: the API has none or refuses", what=self._what,
+                         code=exc.code)
+                self.absent = True
+                self._on_list([])
+                return
             items.extend(item for item in page.get("items") or [] if isinstance(item, dict))
             metadata = page.get("metadata") or {}
             token = str(metadata.get("continue") or "")
@@ -72,6 +94,8 @@ class ListWatch:
             try:
                 if not self.version:
                     await self.list()
+                if self.absent:
+                    return
                 started = loop.time()
                 await self._watch()  # a clean end: resume from the last version
                 delay = 0.5

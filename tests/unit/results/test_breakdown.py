@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from simkube.results.breakdown import autoscaler_name, disruptions, totals_by
+from simkube.results.breakdown import autoscaler_name, disruptions, pools_of, totals_by
 from simkube.results.model import GroupSummary, ScalingRow
 
 pytestmark = pytest.mark.unit
@@ -34,11 +34,18 @@ def test_removals_read_the_same_for_both_autoscalers() -> None:
     assert disruptions(scaling) == {"Empty": 2, "Underutilized": 2}
 
 
+def test_a_group_without_a_pool_is_its_own_when_it_had_nodes() -> None:
+    groups = {"small": group(1.0, 0.1), "large": group(2.0, 0.8),
+              "unused": GroupSummary(price_per_hour=1.0, peak_nodes=0, min_nodes=0,
+                                     final_nodes=0, node_hours=0.0, cost_usd=0.0,
+                                     scale_ups=0, scale_downs=0)}
+    assert pools_of(groups, {}) == {"small": "small", "large": "large", "unused": ""}
+    karpenter = pools_of(groups, {"small": "simkube", "large": "simkube"})
+    assert totals_by(groups, karpenter) == {"simkube": {"node_hours": 3.0, "cost_usd": 0.9}}
+
+
 def test_the_autoscaler_is_named_from_what_was_observed() -> None:
-    assert autoscaler_name(scaling=[], pools={}, karpenter_seen=True) == "karpenter"
-    assert autoscaler_name(scaling=[], pools={"small": "simkube"},
-                           karpenter_seen=False) == "karpenter"
-    assert autoscaler_name(scaling=[row(1, "TriggeredScaleUp")], pools={},
-                           karpenter_seen=False) == "cluster-autoscaler"
-    assert autoscaler_name(scaling=[row(1, "", source="nodes")], pools={},
-                           karpenter_seen=False) == "none"
+    assert autoscaler_name(observed={"karpenter"}) == "karpenter"
+    assert autoscaler_name(observed={"cluster-autoscaler", "karpenter"}) == "karpenter"
+    assert autoscaler_name(observed=["cluster-autoscaler"]) == "cluster-autoscaler"
+    assert autoscaler_name(observed=()) == "none"

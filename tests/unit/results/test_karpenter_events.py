@@ -1,66 +1,97 @@
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from simkube.results.karpenter_events import (
-    PendingLaunches,
-    disruption,
+    claim,
+    claim_of_node,
+    disrupted_node,
     is_karpenter_event,
     launched_claim,
 )
+from tests.unit.results.karpenter_objects import (
+    event,
+    launched,
+    node,
+    node_name,
+    nodeclaim,
+    terminating,
+)
+from tests.unit.results.objects import ca_event
 
 pytestmark = pytest.mark.unit
 
 
-def event(reason: str, message: str, *, kind: str, name: str) -> dict[str, Any]:
-    # As Karpenter 1.13 records them (seen in a local environment's Events).
-    return {"metadata": {"uid": f"{reason}-{name}"}, "reason": reason, "message": message,
-            "source": {"component": "karpenter"},
-            "involvedObject": {"kind": kind, "name": name}}
-
-
-LAUNCHED = event("Launched", "Status condition transitioned, Type: Launched, Status: Unknown "
-                 "-> True, Reason: Launched", kind="NodeClaim", name="simkube-xh88x")
-
-
 def test_a_launch_names_its_nodeclaim_only_when_it_happened() -> None:
-    assert is_karpenter_event(LAUNCHED)
-    assert launched_claim(LAUNCHED) == "simkube-xh88x"
+    assert is_karpenter_event(launched("simkube-xh88x"))
+    assert not is_karpenter_event(ca_event("e", reason="ScaleDown", message=""))
+    assert launched_claim(launched("simkube-xh88x")) == "simkube-xh88x"
     back = event("Launched", "Status condition transitioned, Type: Launched, Status: True -> "
                  "Unknown", kind="NodeClaim", name="simkube-xh88x")
     assert launched_claim(back) is None
-    assert launched_claim(event("DisruptionLaunching", "Launching NodeClaim: Underutilized",
-                                kind="NodeClaim", name="simkube-xh88x")) is None
-
-
-def test_a_launch_waits_for_its_node_and_keeps_its_own_time() -> None:
-    pending = PendingLaunches()
-    pending.add("simkube-xh88x", wall_s=3.0, trace_s=30.0)
-    assert pending.arrived("kwok-simkube-other-owl-1-abc-1") is None
-    launch = pending.arrived("kwok-simkube-xh88x-roachscratch-1-8ogehg93ye-1067793287")
-    assert launch is not None
-    assert (launch.claim, launch.wall_s, launch.trace_s) == ("simkube-xh88x", 3.0, 30.0)
-    assert pending.arrived("kwok-simkube-xh88x-roachscratch-1-8ogehg93ye-1067793287") is None
+    for other in (event("DisruptionLaunching", "Launching NodeClaim: Underutilized",
+                        kind="NodeClaim", name="simkube-xh88x"),
+                  event("Nominated", "Pod should schedule on: nodeclaim/simkube-xh88x",
+                        kind="Pod", name="web-1"),
+                  event("Registered", "Status condition transitioned, Type: Registered, "
+                        "Status: Unknown -> True", kind="NodeClaim", name="simkube-xh88x")):
+        assert launched_claim(other) is None
 
 
 @pytest.mark.parametrize(("message", "why"), [
     ("Disrupting Node: Empty", "Empty"),
-    ("Disrupting Node: Underutilized/Replace", "Underutilized"),
+    ("Disrupting Node: Underutilized", "Underutilized"),
     ("Disrupting Node: Drifted", "Drifted"),
     ("something new", "Disrupted"),
 ])
-def test_a_disruption_of_a_node_is_a_scale_down_with_its_reason(message: str, why: str) -> None:
-    changes = disruption(event("DisruptionTerminating", message, kind="Node", name="kwok-n1"),
-                         group_of={"kwok-n1": "large"}.get, counts={"large": 3})
-    assert [(c.reason, c.group, c.delta, c.nodes_after, c.node) for c in changes] == [
-        (why, "large", -1, 2, "kwok-n1")]
+def test_a_disruption_names_its_node_and_why(message: str, why: str) -> None:
+    obj = event("DisruptionTerminating", message, kind="Node", name="kwok-n1")
+    assert disrupted_node(obj) == ("kwok-n1", why)
 
 
-def test_the_nodeclaim_copy_of_a_disruption_and_unknown_nodes_are_not_counted() -> None:
+def test_only_the_nodes_copy_of_a_disruption_counts() -> None:
     copy = event("DisruptionTerminating", "Disrupting NodeClaim: Empty", kind="NodeClaim",
                  name="simkube-xh88x")
-    assert disruption(copy, group_of=lambda _n: "large", counts={}) == []
-    unknown = event("DisruptionTerminating", "Disrupting Node: Empty", kind="Node", name="x")
-    assert disruption(unknown, group_of=lambda _n: None, counts={}) == []
+    assert disrupted_node(copy) is None
+    blocked = event("DisruptionBlocked", "Node is nominated for a pending pod", kind="Node",
+                    name="kwok-n1")
+    assert disrupted_node(blocked) is None
+    assert disrupted_node(terminating("kwok-n1", "Empty")) == ("kwok-n1", "Empty")
+
+
+def test_a_nodeclaim_before_and_after_launch() -> None:
+    created = claim(nodeclaim("simkube-a", group=None))
+    assert created is not None
+    assert (created.launched, created.group, created.node, created.deleting) == (
+        False, None, None, False)
+    up = claim(nodeclaim("simkube-a", launched_at="2026-11-25T07:00:01Z"))
+    assert up is not None
+    assert (up.launched, up.group, up.node) == (True, "large", node_name("simkube-a"))
+    assert up.launched_at is not None
+    assert up.launched_at.isoformat() == "2026-11-25T07:00:01+00:00"
+    assert claim({"metadata": {}}) is None
+
+
+def test_why_a_nodeclaim_is_deleted() -> None:
+    def why(**kwargs: str) -> str | None:
+        seen = claim(nodeclaim("simkube-a", launched_at="2026-11-25T07:00:01Z", **kwargs))
+        assert seen is not None
+        return seen.removed_because
+
+    assert why() is None  # not being deleted
+    assert why(deleted_at="2026-11-25T07:05:00Z", disruption="Underutilized") == "Underutilized"
+    assert why(deleted_at="2026-11-25T07:05:00Z") is None  # not Karpenter's decision
+    # Expiry has no Event: a deletion once expireAfter has passed since creation.
+    assert why(deleted_at="2026-11-25T07:10:00Z", expire_after="10m0s") == "Expired"
+    assert why(deleted_at="2026-11-25T07:05:00Z", expire_after="10m") is None
+    assert why(deleted_at="2026-11-25T08:00:00Z", expire_after="garbled") is None
+
+
+def test_the_nodeclaim_of_a_node() -> None:
+    assert claim_of_node(node("simkube-xh88x")) == "simkube-xh88x"
+    unlabelled = {"metadata": {"name": node_name("simkube-xh88x")}}
+    assert claim_of_node(unlabelled) is None
+    assert claim_of_node(unlabelled, candidates=["simkube-x", "simkube-xh88x"]) == "simkube-xh88x"
+    ca_node = {"metadata": {"name": "small-abc12",
+                            "labels": {"kubernetes.io/hostname": "small-abc12"}}}
+    assert claim_of_node(ca_node, candidates=["small"]) is None

@@ -8,7 +8,7 @@ import pytest
 
 from simkube.results.autoscaler_events import AutoscalerEvents, is_autoscaler_event, parse_changes
 from simkube.results.model import PodRow
-from simkube.results.nodes import NodeTracker, node_group
+from simkube.results.nodes import NodeTracker, node_group, node_maker
 from simkube.results.pods import PodTracker
 from tests.unit.results.objects import ca_event, node, pod
 
@@ -26,6 +26,27 @@ def test_node_groups() -> None:
     assert node_group(node("b")) == "static"
     assert node_group(node("c", fake=False)) is None
     assert node_group(node("d", group="general", infra=True)) is None
+
+
+def test_who_made_a_node() -> None:
+    karpenter = node("kwok-simkube-a-owl-1", group="large")
+    karpenter["metadata"]["labels"]["karpenter.sh/nodepool"] = "simkube"
+    cloudprov = node("small-1", group="small")
+    cloudprov["spec"] = {"providerID": "simkube://small-1"}
+    static = node("static-1")
+    static["spec"] = {"providerID": "kwok://static-1"}  # KWOK's id proves nothing
+    assert [node_maker(n) for n in (karpenter, cloudprov, static)] == [
+        "karpenter", "cluster-autoscaler", None]
+    nodes = NodeTracker()
+    nodes.replace([static, cloudprov])
+    assert nodes.makers == {"cluster-autoscaler"}
+    nodes.observe(karpenter)
+    assert nodes.makers == {"cluster-autoscaler", "karpenter"}
+    assert nodes.node_pools() == {"large": "simkube"}
+    nodes.restore(instance_types={"large": "m5.2xlarge", "gone": "m5.large"},
+                  node_pools={"large": "other", "gone": ""})
+    assert nodes.instance_types() == {"large": "m5.2xlarge", "gone": "m5.large"}
+    assert nodes.node_pools() == {"large": "simkube"}  # what the cluster says wins
 
 
 def test_node_counts_follow_adds_deletes_and_lists() -> None:
