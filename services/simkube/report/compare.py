@@ -3,7 +3,9 @@
 A comparison answers "what changed?" before "what are the numbers?", so besides the table it
 lists the metrics (and the curves over trace time, through ``curve_difference``) that moved
 by more than a threshold relative to the first run. A metric that is zero in the first run
-and non-zero in another has an infinite relative change: always called out.
+and non-zero in another has an infinite relative change: always called out. So is a run made
+by another autoscaler than the first (Cluster Autoscaler against Karpenter): every metric
+reads the same summary fields for both, and the first callout says which is which.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ class Comparison:
 def compare_runs(runs: Sequence[RunData], *, threshold: float = DEFAULT_THRESHOLD,
                  ) -> Comparison:
     """Compare ``runs[1:]`` with ``runs[0]``."""
-    values = [metric_values(run) for run in runs]
+    metrics = metric_rows(runs)
+    values = [metric_values(run, rows=metrics) for run in runs]
     rows = []
-    for metric in metric_rows(runs):
+    for metric in metrics:
         column = [v.get(metric.key) for v in values]
         base = column[0]
         absolute = [None, *(_minus(v, base) for v in column[1:])]
@@ -58,16 +61,27 @@ def compare_runs(runs: Sequence[RunData], *, threshold: float = DEFAULT_THRESHOL
         rows.append(MetricComparison(metric=metric, values=column, absolute=absolute,
                                      relative=relative))
     curves = _curves(runs)
-    callouts = [_metric_callout(row, runs[index], index)
-                for row in rows for index in range(1, len(runs))
-                if _beyond(row.relative[index], threshold)]
+    titles = {run.label: run.title for run in runs}
+    callouts = _autoscaler_callouts(runs)
+    callouts += [_metric_callout(row, runs[index], index)
+                 for row in rows for index in range(1, len(runs))
+                 if _beyond(row.relative[index], threshold)]
     callouts += [Callout(key=f"curve.{diff.column}", run=label, relative=diff.relative,
-                         text=f"{_curve_label(diff.column)} over trace time: {label} differs "
-                              f"from {runs[0].label} by {_percent(diff.relative)} of the mean "
-                              f"(mean |Δ| {diff.mean_abs:.3g}, max |Δ| {diff.max_abs:.3g})")
+                         text=f"{_curve_label(diff.column)} over trace time: {titles[label]} "
+                              f"differs from {runs[0].title} by {_percent(diff.relative)} of "
+                              f"the mean (mean |Δ| {diff.mean_abs:.3g}, "
+                              f"max |Δ| {diff.max_abs:.3g})")
                  for label, diff in curves if _beyond(diff.relative, threshold)]
     return Comparison(runs=list(runs), threshold=threshold, rows=rows, curves=curves,
                       callouts=callouts)
+
+
+def _autoscaler_callouts(runs: Sequence[RunData]) -> list[Callout]:
+    base = runs[0].autoscaler
+    return [Callout(key="autoscaler", run=run.label, relative=math.inf,
+                    text=f"autoscaler: {base} in {runs[0].label}, {run.autoscaler} in "
+                         f"{run.label}")
+            for run in runs[1:] if base and run.autoscaler and run.autoscaler != base]
 
 
 def _curves(runs: Sequence[RunData]) -> list[tuple[str, CurveDifference]]:
@@ -87,7 +101,7 @@ def _metric_callout(row: MetricComparison, run: RunData, index: int) -> Callout:
     relative = row.relative[index]
     sign = "+" if absolute >= 0 else "-"
     text = (f"{row.metric.label}: {format_value(row.values[0], kind=kind)} → "
-            f"{format_value(row.values[index], kind=kind)} in {run.label} "
+            f"{format_value(row.values[index], kind=kind)} in {run.title} "
             f"({sign}{format_value(abs(absolute), kind=kind)}, {_percent(relative, signed=True)})")
     return Callout(key=row.metric.key, run=run.label,
                    relative=relative if relative is not None else 0.0, text=text)

@@ -33,6 +33,20 @@ class RunData:
     groups: tuple[str, ...]             # node groups, from the nodes.<group> columns
     pending_s: tuple[float, ...]        # time to schedule of every scheduled pod
 
+    @property
+    def autoscaler(self) -> str:
+        """Which autoscaler ran, as the recorder observed it ("" for older runs)."""
+        return str(self.summary.get("autoscaler") or "")
+
+    @property
+    def title(self) -> str:
+        """The label, with the autoscaler when one ran and the label does not say it
+        (``nightly/run-2 (karpenter)``): what a reader needs to tell runs apart."""
+        name = self.autoscaler
+        if name in ("", "none") or name in self.label:
+            return self.label
+        return f"{self.label} ({name})"
+
 
 def load(run_dir: Path, *, label: str | None = None) -> RunData:
     """Read ``run_dir`` (``.../NAME/run-N``) with the recorder's reader."""

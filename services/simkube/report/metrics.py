@@ -8,12 +8,15 @@ that scripts can rely on; labels are for people.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from simkube.report import breakdown
+from simkube.report.formatting import format_value
 from simkube.report.loading import RunData
+
+__all__ = ["Metric", "format_value", "headlines", "metric_rows", "metric_values"]
 
 # (summary key, label, kind) per group, then for the run as a whole.
 _GROUP_FIELDS = (("peak_nodes", "peak nodes", "count"), ("final_nodes", "final nodes", "count"),
@@ -74,45 +77,25 @@ def metric_rows(runs: Sequence[RunData]) -> list[Metric]:
 
 
 def _breakdown_rows(runs: Sequence[RunData]) -> list[Metric]:
-    """Node hours and cost per instance type and per Karpenter NodePool, and the nodes the
-    autoscaler removed by why (results/breakdown.py): whatever any of the runs has."""
-    def keys(field: str) -> list[str]:
-        return sorted({str(key) for run in runs for key in (run.summary.get(field) or {})})
-    rows = [Metric(path=(field, name, value), label=f"{what} {name}: {label}", kind=kind,
-                   section="nodes")
-            for field, what in (("instance_types", "instance type"), ("node_pools", "NodePool"))
-            for name in keys(field)
-            for value, label, kind in (("node_hours", "node hours", "hours"),
-                                       ("cost_usd", "cost", "usd"))]
-    rows += [Metric(path=("disruptions", reason), label=f"nodes removed: {reason}",
-                    kind="count", section="nodes") for reason in keys("disruptions")]
-    return rows
+    """Node hours and cost per instance type and per NodePool, and the nodes the
+    autoscaler removed by why (report/breakdown.py): whatever any of the runs has."""
+    return [Metric(path=path, label=label, kind=kind, section="nodes")
+            for path, label, kind in breakdown.metric_specs(runs)]
 
 
-def metric_values(run: RunData) -> dict[str, float | None]:
-    """Every metric of one run by key (None when the run's summary does not have it)."""
+def metric_values(run: RunData, *, rows: Sequence[Metric] | None = None,
+                  ) -> dict[str, float | None]:
+    """Every metric of one run by key (None when the run's summary does not have it); with
+    ``rows``, those (the rows of several runs compared, some this run may lack)."""
     values: dict[str, float | None] = {}
-    for row in metric_rows([run]):
+    for row in metric_rows([run]) if rows is None else rows:
         if row.key == "nodes.peak_total":
             totals = run.timeline.get("nodes_total", [])
             values[row.key] = max(totals) if totals else None
         else:
-            values[row.key] = _number(_lookup(run.summary, row.path))
+            values[row.key] = breakdown.filled(run.summary, row.path,
+                                               _number(_lookup(run.summary, row.path)))
     return values
-
-
-_FORMATS = {"usd": "${:,.2f}", "hours": "{:,.2f} h", "seconds": "{:,.1f} s", "ms": "{:,.1f} ms"}
-
-
-def format_value(value: float | None, *, kind: str) -> str:
-    """How every view shows a metric: dollars with cents, counts without decimals."""
-    if value is None:
-        return "-"
-    if math.isinf(value):
-        return "∞"
-    if kind in _FORMATS:
-        return _FORMATS[kind].format(value)
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
 def headlines(run: RunData) -> list[str]:
@@ -125,7 +108,7 @@ def headlines(run: RunData) -> list[str]:
 
     per_group = ", ".join(f"{group} {show(f'groups.{group}.peak_nodes', 'count')}"
                           for group in run.groups)
-    return [f"{run.label}: {summary.get('state', 'unknown state')}, "
+    return [f"{run.title}: {summary.get('state', 'unknown state')}, "
              f"{show('trace_seconds', 'seconds')} of trace in {show('wall_seconds', 'seconds')}",
              f"peak nodes {show('nodes.peak_total', 'count')}"
              + (f" ({per_group})" if per_group else ""),
@@ -141,6 +124,7 @@ def headlines(run: RunData) -> list[str]:
              *_unstarted_warning(summary), *_timer_lines(summary),
              f"scale ups {_sum_groups(values, run.groups, 'scale_ups')}, "
              f"scale downs {_sum_groups(values, run.groups, 'scale_downs')}",
+             *breakdown.headline_lines(summary),
              f"driver: {show('driver.events_applied', 'count')}/"
              f"{show('driver.events_total', 'count')} events applied, "
              f"{show('driver.objects_failed', 'count')} failures"]

@@ -1,4 +1,5 @@
-"""The report's four plots, drawn for one run or overlaid for several (one colour per run).
+"""The report's plots, drawn for one run or overlaid for several (one colour per run): four
+curves and distributions always, and the autoscaler breakdown (``bars.py``) when there is one.
 
 matplotlib is imported only when a report is drawn (skctl's other commands must start fast),
 and only through ``Figure`` with the Agg canvas: no pyplot global state and no display
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simkube.report import bars
 from simkube.report.loading import GROUP_PREFIX, RunData
 
 MINUTES_FROM_S = 1800.0  # longer traces are labelled in minutes
@@ -45,6 +47,8 @@ def render_plots(runs: Sequence[RunData], *, output: Path) -> list[Plot]:
         ("pending", "Time pending before scheduling", _draw_pending),
         ("cost", "Cumulative cost", _draw_cost),
     ]
+    if bars.has_bars(runs):
+        drawers.append(("breakdown", bars.TITLE, bars.draw_breakdown))
     plots = []
     for name, title, draw in drawers:
         figure = Figure(figsize=(9, 4.8), dpi=DPI, layout="constrained")
@@ -95,7 +99,7 @@ def _draw_nodes(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None:
     axes = figure.subplots(len(columns), 1, sharex=True, squeeze=False)[:, 0]
     for ax, column in zip(axes, columns, strict=True):
         for index, run in enumerate(runs):
-            _step(ax, axis=axis, run=run, column=column, label=run.label, color=_colour(index))
+            _step(ax, axis=axis, run=run, column=column, label=run.title, color=_colour(index))
         ax.set_title(_column_label(column), fontsize="medium", loc="left")
         _finish(ax, axis=axis, ylabel="nodes", legend=ax is axes[0], xlabel=ax is axes[-1])
 
@@ -105,7 +109,7 @@ def _draw_pods(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None:
     for ax, column, title in ((axes[0], "pods_pending", "pending"),
                               (axes[1], "pods_running", "running")):
         for index, run in enumerate(runs):
-            _step(ax, axis=axis, run=run, column=column, label=run.label, color=_colour(index))
+            _step(ax, axis=axis, run=run, column=column, label=run.title, color=_colour(index))
         ax.set_title(f"pods {title}", fontsize="medium", loc="left")
         _finish(ax, axis=axis, ylabel="pods", legend=ax is axes[0], xlabel=ax is axes[1])
 
@@ -125,10 +129,10 @@ def _draw_pending(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None
             continue
         values = sorted(run.pending_s)
         histogram.hist(values, bins=bins, histtype="stepfilled" if len(runs) == 1 else "step",
-                       color=_colour(index), alpha=0.8, label=run.label, linewidth=1.5)
+                       color=_colour(index), alpha=0.8, label=run.title, linewidth=1.5)
         share = [(i + 1) / len(values) for i in range(len(values))]
         cdf.step([0.0, *values], [0.0, *share], where="post", color=_colour(index),
-                 label=run.label)
+                 label=run.title)
     histogram.set_xlabel("time pending (trace s)")
     histogram.set_ylabel("pods")
     cdf.set_xlabel("time pending (trace s)")
@@ -142,7 +146,7 @@ def _draw_pending(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None
 def _draw_cost(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None:
     ax = figure.subplots()
     for index, run in enumerate(runs):
-        _step(ax, axis=axis, run=run, column="cost_usd", label=run.label, color=_colour(index))
+        _step(ax, axis=axis, run=run, column="cost_usd", label=run.title, color=_colour(index))
     _finish(ax, axis=axis, ylabel="cost (USD)", legend=True)
 
 

@@ -75,7 +75,7 @@ def make_comparison(runs: Sequence[RunData], *, output: Path,
 def _run_json(run: RunData) -> dict[str, Any]:
     return {"label": run.label, "directory": str(run.directory),
             "run": run.summary.get("run"), "state": run.summary.get("state"),
-            "metrics": metric_values(run)}
+            "autoscaler": run.autoscaler or None, "metrics": metric_values(run)}
 
 
 def _metrics_json(comparison: Comparison) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 A grid (header, sections of rows of strings) is built once and rendered twice, by rich here
 and as HTML by ``simkube.report.html``, so the terminal and the page always agree on every
-number and its formatting.
+number and its formatting. A first ``run`` section names each run's autoscaler (as the
+recorder observed it), the one row that is a name rather than a number.
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ class Grid:
 
 def report_grid(runs: Sequence[RunData]) -> Grid:
     """One row per metric, one column per run."""
-    values = [metric_values(run) for run in runs]
+    metrics = metric_rows(runs)
+    values = [metric_values(run, rows=metrics) for run in runs]
     grid = Grid(title=_title(runs), header=["metric", *(run.label for run in runs)])
-    for metric in metric_rows(runs):
+    if any(run.autoscaler for run in runs):
+        _section(grid, "run").append(["autoscaler", *(run.autoscaler or "-" for run in runs)])
+    for metric in metrics:
         row = [metric.label, *(format_value(v.get(metric.key), kind=metric.kind)
                                for v in values)]
         _section(grid, metric.section).append(row)
@@ -43,6 +47,14 @@ def compare_grid(comparison: Comparison) -> Grid:
     for run in runs[1:]:
         header += [run.label, "Δ", "Δ %"]
     grid = Grid(title=f"comparison against {runs[0].label}", header=header)
+    names = [run.autoscaler or "-" for run in runs]
+    if any(run.autoscaler for run in runs):
+        cells = ["autoscaler", names[0]]
+        for name in names[1:]:
+            cells += [name, "", "" if name == names[0] else "differs"]
+        _section(grid, "run").append(cells)
+        if any(name != names[0] for name in names[1:]):
+            grid.highlighted.add((0, 0))
     for row in comparison.rows:
         kind = row.metric.kind
         cells = [row.metric.label, format_value(row.values[0], kind=kind)]
