@@ -77,11 +77,16 @@ def compare_runs(runs: Sequence[RunData], *, threshold: float = DEFAULT_THRESHOL
 
 
 def _autoscaler_callouts(runs: Sequence[RunData]) -> list[Callout]:
-    base = runs[0].autoscaler
-    return [Callout(key="autoscaler", run=run.label, relative=math.inf,
-                    text=f"autoscaler: {base} in {runs[0].label}, {run.autoscaler} in "
-                         f"{run.label}")
-            for run in runs[1:] if base and run.autoscaler and run.autoscaler != base]
+    first = runs[0]
+    found = []
+    for run in runs[1:]:
+        if first.autoscaler and run.autoscaler and run.autoscaler != first.autoscaler:
+            named = (first.label, run.label) == (first.autoscaler, run.autoscaler)
+            found.append(Callout(
+                key="autoscaler", run=run.label, relative=math.inf,
+                text=f"autoscaler: {first.autoscaler} → {run.autoscaler}"
+                     + ("" if named else f" ({first.label} → {run.label})")))
+    return found
 
 
 def _curves(runs: Sequence[RunData]) -> list[tuple[str, CurveDifference]]:

@@ -48,7 +48,7 @@ def test_the_breakdown_is_read_the_same_for_both(tmp_path: Path) -> None:
     keys = [callout.key for callout in comparison.callouts]
     assert keys[0] == "autoscaler"
     assert comparison.callouts[0].text == (
-        "autoscaler: cluster-autoscaler in ca/run-1, karpenter in karpenter/run-1")
+        "autoscaler: cluster-autoscaler → karpenter (ca/run-1 → karpenter/run-1)")
     assert {"instance_types.m5.large.node_hours", "disruptions.Empty",
             "disruptions.Underutilized", "cost_usd"} <= set(keys)
     assert not any(key.startswith("node_pools.") for key in keys)
@@ -84,10 +84,14 @@ def test_pages_and_plots_carry_the_breakdown(tmp_path: Path) -> None:
     page = rendered.html.read_text()
     assert page.count("data:image/png;base64,") == 5
     for text in ("instance type m5.large: node hours", "NodePool simkube: cost",
-                 "nodes removed: Underutilized", "autoscaler: cluster-autoscaler in ca/run-1"):
+                 "nodes removed: Underutilized", "autoscaler: cluster-autoscaler → karpenter"):
         assert text in page
     assert [run["autoscaler"] for run in rendered.data["runs"]] == [
         "cluster-autoscaler", "karpenter"]
+    # the study labels its runs by autoscaler: the callout does not say it twice
+    study = compare_runs([load(ca.directory, label="cluster-autoscaler"),
+                          load(karpenter.directory, label="karpenter")])
+    assert study.callouts[0].text == "autoscaler: cluster-autoscaler → karpenter"
 
 
 def test_runs_from_before_the_breakdown_show_none_of_it(tmp_path: Path) -> None:
