@@ -18,7 +18,6 @@ import grpc
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.index import ClusterIndex, Kind
-from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.cloudprov.manifests import infra_node
 from simkube.cloudprov.metrics import GroupGauges
 from simkube.cloudprov.naming import GROUP_LABEL, MANAGED_BY_LABEL, MANAGER, OWNER_LABEL
@@ -26,8 +25,9 @@ from simkube.cloudprov.reconciling import Reconciler
 from simkube.cloudprov.scaling import Scaler
 from simkube.cloudprov.servicer import CloudProviderServicer
 from simkube.cloudprov.timescale import RunTimescale
-from simkube.cloudprov.watching import Watch
+from simkube.cloudprov.watching import collection_watch
 from simkube.core.errors import SimkubeError
+from simkube.core.kubeapi import ApiError, KubeClient, ListWatch
 from simkube.core.logs import get_logger
 from simkube.core.serving import Service, TlsConfig
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
@@ -48,7 +48,7 @@ class StartupError(SimkubeError):
 @dataclass(kw_only=True)
 class CloudProvider:
     config: CloudConfig
-    api: KubeApi
+    api: KubeClient
     listen: str = "127.0.0.1:8086"
     metrics_listen: str | None = None
     tls: TlsConfig | None = None
@@ -122,14 +122,15 @@ class CloudProvider:
     def _spawn(self, work: Any) -> None:
         self._tasks.append(asyncio.create_task(work))
 
-    def _watch(self, kind: Kind, path: str, selector: str) -> Watch:
-        watch = Watch(api=self.api, path=path, selector=selector,
-                      on_list=lambda items: self.index.listed(kind, items),
-                      on_event=lambda event, obj: self.index.observed(kind, event, obj))
+    def _watch(self, kind: Kind, path: str, selector: str) -> ListWatch:
+        watch = collection_watch(
+            api=self.api, path=path, selector=selector,
+            on_list=lambda items: self.index.listed(kind, items),
+            on_event=lambda event, obj: self.index.observed(kind, event, obj))
         self._spawn(watch.run())
         return watch
 
-    async def _synced(self, watches: list[Watch]) -> None:
+    async def _synced(self, watches: list[ListWatch]) -> None:
         try:
             async with asyncio.timeout(self.sync_timeout):
                 await asyncio.gather(*(w.synced.wait() for w in watches))
@@ -142,7 +143,7 @@ class CloudProvider:
     async def _create(self, path: str, body: dict[str, Any]) -> None:
         try:
             await self.api.request("POST", path, body=body)
-        except KubeError as exc:
+        except ApiError as exc:
             if exc.code != 409:
                 raise StartupError(f"cannot create {body['kind']} "
                                    f"{body['metadata']['name']}: {exc}") from None

@@ -13,9 +13,9 @@ import click
 
 from simkube.cloudprov import config as cloud_config
 from simkube.cloudprov.app import CloudProvider
-from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.core.cli import run_command
 from simkube.core.errors import ConfigError
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import configure_logging
 from simkube.core.serving import TlsConfig, parse_address
 
@@ -42,10 +42,10 @@ def configmap_reference(reference: str) -> tuple[str, str] | None:
     return namespace, name
 
 
-async def read_configmap(api: KubeApi, *, namespace: str, name: str) -> cloud_config.CloudConfig:
+async def read_configmap(api: KubeClient, *, namespace: str, name: str) -> cloud_config.CloudConfig:
     try:
         found = await api.request("GET", f"/api/v1/namespaces/{namespace}/configmaps/{name}")
-    except KubeError as exc:
+    except ApiError as exc:
         raise ConfigError(f"cannot read ConfigMap {namespace}/{name}: {exc}") from None
     return cloud_config.from_configmap(found.get("data") or {}, namespace=namespace, name=name)
 
@@ -56,7 +56,10 @@ async def serve(*, config_ref: str, kubeconfig: Path | None, listen: str,
     configmap = configmap_reference(config_ref)
     if configmap is None:
         config = await asyncio.to_thread(cloud_config.load_file, Path(config_ref))
-    api = await KubeApi.connect(kubeconfig=kubeconfig)
+    # Requests wait on a semaphore of 64 (a burst of Node creations never opens more) rather
+    # than inside aiohttp's pool of 100.
+    api = await KubeClient.connect(kubeconfig=kubeconfig, pool_size=100, concurrency=64,
+                                   timeout=30.0, connect_timeout=30.0)
     try:
         if configmap is not None:
             config = await read_configmap(api, namespace=configmap[0], name=configmap[1])

@@ -23,10 +23,10 @@ from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.index import ClusterIndex, GroupState, PodEntry
-from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import OWNER_LABEL
 from simkube.cloudprov.timescale import RunTimescale
+from simkube.core.kubeapi import ApiError, KubeClient, delete
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -40,7 +40,7 @@ def cidr_for_slot(slot: int) -> str:
 
 
 class Reconciler:
-    def __init__(self, *, api: KubeApi, index: ClusterIndex, config: CloudConfig,
+    def __init__(self, *, api: KubeClient, index: ClusterIndex, config: CloudConfig,
                  timescale: RunTimescale | None = None, resync: float = 30.0,
                  retry: float = 2.0) -> None:
         self._api = api
@@ -156,7 +156,7 @@ class Reconciler:
         async def guarded() -> None:
             try:
                 await work
-            except KubeError as exc:
+            except ApiError as exc:
                 log.warning("reconcile failed; retrying", group=group, instance=name,
                             error=str(exc))
                 self._release(name)
@@ -191,7 +191,7 @@ class Reconciler:
                          name=name, pod_cidr=cidr, ready_after=ready_after)
         try:
             await self._api.request("POST", "/api/v1/nodes", body=body)
-        except KubeError as exc:
+        except ApiError as exc:
             if exc.code != 409:
                 raise
             existing = await self._api.request("GET", f"/api/v1/nodes/{name}")
@@ -204,7 +204,7 @@ class Reconciler:
         log.debug("node created", group=group, node=name, pod_cidr=cidr)
 
     async def _delete_node(self, name: str) -> None:
-        if await self._api.delete(f"/api/v1/nodes/{name}"):
+        if await delete(self._api, f"/api/v1/nodes/{name}"):
             log.debug("node deleted", node=name)
 
     async def _create_deployment(self, group: str) -> None:
@@ -215,7 +215,7 @@ class Reconciler:
             await self._api.request(
                 "POST", f"/apis/apps/v1/namespaces/{self._config.namespace}/deployments",
                 body=body)
-        except KubeError as exc:
+        except ApiError as exc:
             if exc.code != 409:
                 raise
             return

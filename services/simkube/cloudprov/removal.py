@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable, Collection
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.errors import UnavailableError
 from simkube.cloudprov.index import ClusterIndex
-from simkube.cloudprov.kubeapi import ContentType, KubeApi, KubeError
 from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
+from simkube.core.kubeapi import ApiError, KubeClient, delete, merge_patch
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -33,7 +33,7 @@ def time_left(deadline: float) -> float:
 
 
 class Removals:
-    def __init__(self, *, api: KubeApi, index: ClusterIndex, config: CloudConfig,
+    def __init__(self, *, api: KubeClient, index: ClusterIndex, config: CloudConfig,
                  settle: float) -> None:
         self._api = api
         self._index = index
@@ -96,10 +96,9 @@ class Removals:
         ns = self._config.namespace
         body = {"metadata": {"annotations": {DELETION_COST_ANNOTATION: cost}}}
         try:
-            await asyncio.gather(*(self._api.request(
-                "PATCH", f"/api/v1/namespaces/{ns}/pods/{name}", body=body,
-                content_type=ContentType.MERGE_PATCH) for name in names))
-        except KubeError as exc:
+            await asyncio.gather(*(merge_patch(self._api, f"/api/v1/namespaces/{ns}/pods/{name}",
+                                               body) for name in names))
+        except ApiError as exc:
             if exc.code != 404:
                 raise UnavailableError(f"cannot mark pods of node group {group!r}: {exc}") from None
 
@@ -116,9 +115,9 @@ class Removals:
                 log.info("the ReplicaSet kept pods chosen for removal; deleting them",
                          group=group, pods=leftovers)
                 ns = self._config.namespace
-                await asyncio.gather(*(self._api.delete(f"/api/v1/namespaces/{ns}/pods/{name}")
+                await asyncio.gather(*(delete(self._api, f"/api/v1/namespaces/{ns}/pods/{name}")
                                        for name in leftovers))
-        except KubeError as exc:
+        except ApiError as exc:
             log.warning("follow-up of a scale-down failed", group=group, error=str(exc))
         finally:
             self._in_flight[group].difference_update(chosen)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.errors import (
@@ -31,15 +32,15 @@ from simkube.cloudprov.errors import (
     UnavailableError,
 )
 from simkube.cloudprov.index import ClusterIndex, GroupState
-from simkube.cloudprov.kubeapi import ContentType, KubeApi, KubeError
 from simkube.cloudprov.removal import Removals, time_left
+from simkube.core.kubeapi import ApiError, KubeClient, delete, json_patch
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
 
 
 class Scaler:
-    def __init__(self, *, api: KubeApi, index: ClusterIndex, config: CloudConfig,
+    def __init__(self, *, api: KubeClient, index: ClusterIndex, config: CloudConfig,
                  settle: float = 60.0) -> None:
         self._api = api
         self._index = index
@@ -99,8 +100,8 @@ class Scaler:
                 await self._shrink(group, chosen, target, deadline=deadline)
             doomed = [name for name in wanted if name in state.nodes]
             try:
-                await asyncio.gather(*(self._api.delete(f"/api/v1/nodes/{n}") for n in doomed))
-            except KubeError as exc:
+                await asyncio.gather(*(delete(self._api, f"/api/v1/nodes/{n}") for n in doomed))
+            except ApiError as exc:
                 raise UnavailableError(
                     f"the target of node group {group!r} is now {target}, but deleting its Nodes "
                     f"failed ({exc}); they are deleted when their pods are gone") from None
@@ -142,13 +143,13 @@ class Scaler:
         # Test-and-set on spec.replicas alone: the Deployment's resourceVersion changes with
         # every status update its controller makes, so it would make nearly every update
         # conflict; the replicas are what a concurrent edit would make us overwrite.
-        body = [{"op": "test", "path": "/spec/replicas", "value": state.replicas},
-                {"op": "replace", "path": "/spec/replicas", "value": target}]
+        body: list[dict[str, Any]] = [
+            {"op": "test", "path": "/spec/replicas", "value": state.replicas},
+            {"op": "replace", "path": "/spec/replicas", "value": target}]
         path = f"/apis/apps/v1/namespaces/{self._config.namespace}/deployments/{group}"
         try:
-            await self._api.request("PATCH", path, body=body,
-                                    content_type=ContentType.JSON_PATCH)
-        except KubeError as exc:
+            await json_patch(self._api, path, body)
+        except ApiError as exc:
             if exc.code in (409, 422):
                 raise AbortedError(
                     f"the replicas of node group {group!r} changed meanwhile (they were "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 
-from simkube.cloudprov.kubeapi import KubeApi, KubeError
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.core.simtime import RUN_CONFIGMAP, TimeScale, read_timescale
 
@@ -57,13 +57,13 @@ class RunTimescale:
         log.info("run timescale", speed=speed, seed=seed, run=run or None)
         return True
 
-    async def follow(self, *, api: KubeApi, namespace: str, interval: float = POLL_S) -> None:
+    async def follow(self, *, api: KubeClient, namespace: str, interval: float = POLL_S) -> None:
         path = f"/api/v1/namespaces/{namespace}/configmaps/{RUN_CONFIGMAP}"
         while True:
             try:
                 found = await api.request("GET", path)
                 speed, seed, run = read_timescale(found.get("data") or {})
-            except KubeError as exc:
+            except ApiError as exc:
                 if exc.code != 404:
                     log.warning("run timescale unreadable; keeping the last one", error=str(exc))
                     await asyncio.sleep(interval)

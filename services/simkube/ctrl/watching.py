@@ -3,7 +3,9 @@
 A watch resumes from the last resourceVersion it saw (bookmarks keep it fresh); when the
 server says the version is too old (410 Gone, as a status or as an ERROR event) or the
 connection breaks in a way resuming cannot fix, the whole list is read again and replaces
-the cache, so a missed delete can never leave a ghost simulation behind.
+the cache, so a missed delete can never leave a ghost simulation behind. The watch itself is
+core's ``watch_from``; the loop is ours, because a broken connection (no answer, code 0)
+resumes the watch instead of re-listing.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import ApiError, Cursor, GoneError, KubeClient, watch_from
 from simkube.core.logs import get_logger
 from simkube.ctrl.names import SIMULATIONS_PATH
 
@@ -26,33 +28,17 @@ class Sink(Protocol):
     def apply(self, kind: str, simulation: dict[str, Any]) -> None: ...
 
 
-class GoneError(Exception):
-    """The resourceVersion is too old: list again."""
-
-
-def _raise_watch_error(status: dict[str, Any]) -> None:
-    if status.get("code") == 410:
-        raise GoneError
-    raise ApiError(code=int(status.get("code") or 0),
-                   reason=str(status.get("reason") or "WatchError"),
-                   message=str(status.get("message") or ""))
-
-
 async def _watch_from(kube: KubeClient, sink: Sink, version: str) -> None:
+    cursor = Cursor(version)
     while True:
-        query = {"resourceVersion": version, "allowWatchBookmarks": "true",
-                 "timeoutSeconds": str(WATCH_TIMEOUT_S)}
         try:
-            async for event in kube.watch(SIMULATIONS_PATH, query=query):
-                kind, obj = event.get("type"), event.get("object") or {}
-                if kind == "ERROR":
-                    _raise_watch_error(obj)
-                version = obj.get("metadata", {}).get("resourceVersion", version)
+            async for kind, obj in watch_from(kube, SIMULATIONS_PATH, cursor,
+                                              seconds=WATCH_TIMEOUT_S):
                 if kind in ("ADDED", "MODIFIED", "DELETED"):
-                    sink.apply(str(kind), obj)
+                    sink.apply(kind, obj)
+        except GoneError:
+            raise
         except ApiError as exc:
-            if exc.code == 410:
-                raise GoneError from None
             if exc.code != 0:
                 raise
             log.info("simulation watch broke, resuming", error=str(exc))

@@ -17,7 +17,16 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient
+from simkube.core.kubeapi import (
+    ApiError,
+    Backoff,
+    Cursor,
+    GoneError,
+    KubeClient,
+    merge_patch,
+    retry,
+    watch_from,
+)
 from simkube.core.logs import get_logger
 from simkube.driver.lifecycles import Assignment, LifetimePlan
 from simkube.driver.names import (
@@ -57,6 +66,8 @@ class PodTimer:
                     version = await self._list()
                     self.ready.set()
                     await self._watch(version)
+                except GoneError:
+                    continue  # the version expired: list again at once
                 except ApiError as exc:
                     log.warning("pod watch interrupted", selector=self._selector,
                                 error=str(exc))
@@ -78,16 +89,10 @@ class PodTimer:
         return str(listing.get("metadata", {}).get("resourceVersion", ""))
 
     async def _watch(self, version: str) -> None:
-        query = {"labelSelector": self._selector, "allowWatchBookmarks": "true",
-                 "resourceVersion": version, "timeoutSeconds": "300"}
-        while True:
-            async for event in self._kube.watch(PODS_PATH, query=query):
-                kind = event.get("type")
-                obj = event.get("object") or {}
-                if kind == "ERROR":
-                    return  # usually 410 Gone: list again
-                query["resourceVersion"] = obj.get("metadata", {}).get(
-                    "resourceVersion", query["resourceVersion"])
+        cursor = Cursor(version)
+        while True:  # a clean end resumes from the last version; 410 Gone lists again
+            async for kind, obj in watch_from(self._kube, PODS_PATH, cursor,
+                                              query={"labelSelector": self._selector}):
                 if kind in ("ADDED", "MODIFIED"):
                     self._see(obj)
 
@@ -112,16 +117,10 @@ class PodTimer:
     async def _patch(self, metadata: dict[str, Any], assignment: Assignment) -> None:
         path = f"/api/v1/namespaces/{metadata.get('namespace')}/pods/{metadata.get('name')}"
         body = {"metadata": {"annotations": assignment.annotations}}
-        for attempt in range(PATCH_ATTEMPTS):
-            try:
-                await self._kube.request("PATCH", path, body=body, content_type=MERGE_PATCH,
-                                         query={"fieldManager": LIFECYCLE_FIELD_MANAGER})
-            except ApiError as exc:
-                if exc.code == 404:
-                    return  # deleted before it got its lifetime
-                if not exc.transient or attempt == PATCH_ATTEMPTS - 1:
-                    log.warning("pod lifetime not set", pod=path, error=str(exc))
-                    return
-                await asyncio.sleep(0.1 * 2 ** attempt)
-            else:
-                return
+        try:  # transient refusals are retried after 0.1, 0.2, 0.4, 0.8 s
+            await retry(lambda: merge_patch(self._kube, path, body,
+                                            field_manager=LIFECYCLE_FIELD_MANAGER),
+                        attempts=PATCH_ATTEMPTS, backoff=Backoff(base=0.1, jitter=False))
+        except ApiError as exc:
+            if exc.code != 404:  # 404: deleted before it got its lifetime
+                log.warning("pod lifetime not set", pod=path, error=str(exc))

@@ -23,11 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from simkube.results import karpenter_events as facts
 from simkube.results.model import ScalingRow
 from simkube.results.nodes import NodeTracker
-from simkube.results.watching import Object
+
+Object = dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)

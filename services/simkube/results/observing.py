@@ -1,12 +1,13 @@
 """What the recorder's watches say, kept in trackers and turned into scaling rows.
 
-Each list+watch loop (watching.py) calls one pair of methods here: Nodes update the node
+Each list+watch loop (core's ``ListWatch``) calls one pair of methods here: Nodes update the node
 tracker (and end Karpenter launches waiting for their Node), Pods the pod tracker; Cluster
 Autoscaler's and Karpenter's Events and Karpenter's NodeClaims become ``autoscaler`` scaling
 rows, handed to ``emit`` as they happen. Lists of Events and of NodeClaims count only what
 happened since ``since`` (the run's start, or a restarted recorder's last row): older ones
 belong to an earlier run; watches bring only new ones. The NodeClaim watch is optional (a
-cluster without Karpenter has no such kind) and nothing else depends on it.
+cluster without Karpenter has no such kind, and an sk-ctrl whose role predates it may not
+read it: a 404 or 403 leaves it out) and nothing else depends on it.
 
 It also gathers which autoscalers were observed, for the summary (breakdown.py): nodes made
 by either, any Event of either, any NodeClaim; and what a restarted recorder's summary said.
@@ -16,8 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
-from simkube.core.kubeapi import KubeClient
+from simkube.core.kubeapi import KubeClient, ListWatch
 from simkube.results import autoscaler_events as ca
 from simkube.results import karpenter_events
 from simkube.results.breakdown import AUTOSCALERS
@@ -26,9 +28,9 @@ from simkube.results.model import RunSummary, ScalingRow
 from simkube.results.nodes import CLUSTER_AUTOSCALER, KARPENTER, NodeTracker
 from simkube.results.pods import PodTracker
 from simkube.results.sampling import RunClock
-from simkube.results.watching import ListWatch, Object
 
 NODECLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
+Object = dict[str, Any]
 
 
 class Observer:

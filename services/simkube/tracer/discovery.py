@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.tracer.kinds import KindKey
-from simkube.tracer.kubeapi import ApiError, KubeApi
 
 
 class NotInstalledError(Exception):
@@ -39,7 +39,7 @@ class Resource:
 
 
 class Discovery:
-    def __init__(self, api: KubeApi) -> None:
+    def __init__(self, api: KubeClient) -> None:
         self._api = api
         self._known: dict[KindKey, Resource] = {}
 
@@ -48,9 +48,9 @@ class Discovery:
         if known is not None:
             return known
         try:
-            document = await self._api.get(kind.api_prefix)
+            document = await self._api.request("GET", kind.api_prefix)
         except ApiError as exc:
-            if exc.status == 404:
+            if exc.code == 404:
                 raise NotInstalledError(f"the API server does not serve {kind.api_version} "
                                    f"(is the CRD for {kind.kind} installed?)") from None
             raise

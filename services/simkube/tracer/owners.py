@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.trace import ObjectRef
 from simkube.tracer.discovery import Discovery, NotInstalledError, NotWatchableError
 from simkube.tracer.kinds import KindKey
-from simkube.tracer.kubeapi import ApiError, KubeApi
 from simkube.tracer.segments import Ancestors
 
 log = get_logger(__name__)
@@ -34,7 +34,7 @@ def controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class OwnerResolver:
-    def __init__(self, api: KubeApi, discovery: Discovery, *, cache_size: int = 20_000) -> None:
+    def __init__(self, api: KubeClient, discovery: Discovery, *, cache_size: int = 20_000) -> None:
         self._api = api
         self._discovery = discovery
         self._cache: OrderedDict[str, Any] = OrderedDict()  # uid -> owner's controller ref
@@ -75,11 +75,12 @@ class OwnerResolver:
             namespace = owner.namespace if resource.namespaced else ""
             owner = ObjectRef(api_version=owner.api_version, kind=owner.kind,
                               namespace=namespace, name=owner.name)
-            found = await self._api.get(resource.path(namespace=namespace, name=owner.name))
+            found = await self._api.request(
+                "GET", resource.path(namespace=namespace, name=owner.name))
         except (NotInstalledError, NotWatchableError):
             return _GONE, owner
         except ApiError as exc:
-            if exc.status != 404:
+            if exc.code != 404:
                 log.debug("owner lookup failed", owner=str(owner), error=str(exc))
                 return _GONE, owner  # not cached: the next event tries again
             found = None

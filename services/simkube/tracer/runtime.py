@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import grpc
-from kubernetes_asyncio import config as kube_config
-from kubernetes_asyncio.client import ApiClient, Configuration
 
-from simkube.core.errors import ConfigError
+from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
 from simkube.core.serving import Service, TlsConfig, parse_address
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
@@ -28,7 +25,6 @@ from simkube.trace import ObjectRef, TraceHeader
 from simkube.tracer.config import KindConfig, TracerConfig
 from simkube.tracer.discovery import Discovery
 from simkube.tracer.kinds import KindKey
-from simkube.tracer.kubeapi import KubeApi
 from simkube.tracer.lifecycles import LifecycleTracker
 from simkube.tracer.metrics import TracerMetrics
 from simkube.tracer.owners import OwnerResolver
@@ -40,6 +36,7 @@ from simkube.tracer.watching import KindWatcher
 
 log = get_logger(__name__)
 POD = KindKey(group="", version="v1", kind="Pod")
+REQUEST_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,26 +53,6 @@ class TracerOptions:
     concurrency: int = 8
 
 
-async def kube_client(kubeconfig: Path | None, *, pool: int) -> ApiClient:
-    """A client from ``kubeconfig``, else in-cluster, else the default kubeconfig."""
-    configuration = Configuration()
-    try:
-        if kubeconfig is not None:
-            await kube_config.load_kube_config(config_file=str(kubeconfig),
-                                               client_configuration=configuration)
-        elif os.environ.get("KUBERNETES_SERVICE_HOST"):
-            kube_config.load_incluster_config(  # type: ignore[no-untyped-call]
-                client_configuration=configuration)
-        else:
-            await kube_config.load_kube_config(client_configuration=configuration)
-    except Exception as exc:  # the loaders raise many types for one problem: no usable config
-        where = f"--kubeconfig {kubeconfig}" if kubeconfig else "the default kubeconfig"
-        raise ConfigError(f"{where} cannot be used: {exc}",
-                          hint="pass --kubeconfig, or run in a pod") from None
-    configuration.connection_pool_maxsize = pool
-    return ApiClient(configuration)
-
-
 class Tracer:
     def __init__(self, options: TracerOptions) -> None:
         self.options = options
@@ -87,7 +64,7 @@ class Tracer:
                                metrics_listen=options.metrics_listen, tls=options.tls)
         self.store: Store | None = None
         self.recorder: Recorder | None = None
-        self._api: ApiClient | None = None
+        self._api: KubeClient | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._watchers: list[asyncio.Task[None]] = []
 
@@ -97,7 +74,11 @@ class Tracer:
         if options.metrics_listen:
             parse_address(options.metrics_listen, flag="--metrics-listen")
         pool = len(options.config.kinds) + options.concurrency + 4
-        self._api = await kube_client(options.kubeconfig, pool=pool)
+        # A kubeconfig, else in a pod its service account, else the default kubeconfig. Lists
+        # and GETs share ``concurrency`` slots; each kind's watch has its own connection.
+        self._api = await KubeClient.connect(
+            kubeconfig=options.kubeconfig, pool_size=pool, concurrency=options.concurrency,
+            timeout=REQUEST_TIMEOUT, connect_timeout=REQUEST_TIMEOUT, default_kubeconfig=True)
         try:
             store = self.store = Store(options.store, header=self.header,
                                        retention=options.config.retention,
@@ -124,14 +105,13 @@ class Tracer:
         kind = self.options.config.kind(ref.kind_key)
         return kind is not None and kind.in_scope(ref.namespace)
 
-    def _start_recording(self, store: Store, client: ApiClient) -> None:
+    def _start_recording(self, store: Store, api: KubeClient) -> None:
         cfg = self.options.config
         lifecycle_kinds = frozenset(kind.kind.key for kind in cfg.kinds if kind.track_lifecycle)
         lifecycles = (LifecycleTracker(lifecycle_kinds=lifecycle_kinds,
                                        running=store.running)
                       if lifecycle_kinds else None)
         recorder = self.recorder = Recorder(store, secrets=cfg.secrets, lifecycles=lifecycles)
-        api = KubeApi(client, concurrency=self.options.concurrency)
         discovery = Discovery(api)
         owners = OwnerResolver(api, discovery)
         watchers = [KindWatcher(kind=kind, status=status, api=api, discovery=discovery,

@@ -7,7 +7,10 @@ and ends after a randomised timeout, after which it resumes from that resourceVe
 ``410 GoneError`` (etcd compacted past it), on any error (the API server restarted, the
 connection dropped) and at start-up, the watcher re-lists: the list's objects go through the
 recorder, which records only real differences, and the end of the list tells it which live
-objects are gone. Errors back off exponentially with jitter up to a cap.
+objects are gone. Errors back off exponentially with jitter up to a cap. The pages, the
+watch from a resourceVersion and the backoff are core's (``simkube.core.kubeapi``); the
+loop is the tracer's own, because it streams each page into the recorder, resolves owners,
+re-discovers a kind whose resource went away and reports a state per kind.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ import random
 import time
 from typing import Any
 
+from simkube.core.kubeapi import ApiError, Backoff, Cursor, GoneError, KubeClient, pages, watch_from
 from simkube.core.logs import get_logger
 from simkube.trace import ObjectRef
 from simkube.tracer.config import KindConfig
 from simkube.tracer.discovery import Discovery, NotInstalledError, NotWatchableError, Resource
-from simkube.tracer.kubeapi import ApiError, GoneError, KubeApi
 from simkube.tracer.owners import OwnerResolver, controller_of
 from simkube.tracer.recorder import Listed, Observed, Recorder
 from simkube.tracer.status import KindStatus, WatchState
@@ -29,24 +32,8 @@ from simkube.tracer.status import KindStatus, WatchState
 log = get_logger(__name__)
 
 
-class Backoff:
-    """Exponential backoff with full jitter: ``base`` doubling up to ``cap`` seconds."""
-
-    def __init__(self, *, base: float = 0.5, cap: float = 30.0) -> None:
-        self.base = base
-        self.cap = cap
-        self.failures = 0
-
-    def next_delay(self) -> float:
-        self.failures += 1
-        return random.uniform(self.base, min(self.cap, self.base * 2 ** self.failures))  # noqa: S311
-
-    def reset(self) -> None:
-        self.failures = 0
-
-
 class KindWatcher:
-    def __init__(self, *, kind: KindConfig, status: KindStatus, api: KubeApi,
+    def __init__(self, *, kind: KindConfig, status: KindStatus, api: KubeClient,
                  discovery: Discovery, owners: OwnerResolver, recorder: Recorder,
                  record: bool = True, resolve_owners: bool = True, page_size: int = 500,
                  watch_seconds: tuple[int, int] = (240, 360), crd_retry: float = 5.0,
@@ -62,7 +49,7 @@ class KindWatcher:
         self._page_size = page_size
         self._watch_seconds = watch_seconds
         self._crd_retry = crd_retry
-        self._backoff = backoff or Backoff()
+        self._backoff = backoff or Backoff(base=1.0, floor=0.5, cap=30.0)
 
     async def run(self) -> None:
         lists = 0
@@ -91,7 +78,7 @@ class KindWatcher:
                     log.info("resourceVersion expired; re-listing", kind=self.kind.kind.key,
                              error=str(exc))
                 except ApiError as exc:
-                    if exc.status == 404:
+                    if exc.code == 404:
                         self._discovery.forget(self.kind.kind)
                     await self._back_off(str(exc))
         finally:
@@ -121,45 +108,32 @@ class KindWatcher:
     async def _list(self, resource: Resource) -> str:
         self._set(WatchState.LISTING)
         seen: set[ObjectRef] = set()
-        token = ""
-        while True:
-            query = {**self._query(), "limit": str(self._page_size)}
-            if token:
-                query["continue"] = token
-            page = await self._api.get(self._collection(resource), query)
+        version = ""
+        async for page in pages(self._api, self._collection(resource), query=self._query(),
+                                page_size=self._page_size):
             for obj in page.get("items") or []:
                 if isinstance(obj, dict):
                     await self._observe(obj, deleted=False)
                     if (obj.get("metadata") or {}).get("name"):
                         seen.add(ObjectRef.of(obj))
-            metadata = page.get("metadata") or {}
-            token = str(metadata.get("continue") or "")
-            if not token:
-                break
+            version = str((page.get("metadata") or {}).get("resourceVersion") or "")
         await self._recorder.queue.put(Listed(kind=self.kind, status=self.status,
                                               seen=frozenset(seen)))
-        version = str(metadata.get("resourceVersion") or "")
         self.status.resource_version = version
         return version
 
     async def _watch(self, resource: Resource, version: str) -> str:
         seconds = random.randint(*self._watch_seconds)  # noqa: S311  # spread reconnects
-        query = {**self._query(), "resourceVersion": version, "allowWatchBookmarks": "true",
-                 "timeoutSeconds": str(seconds)}
+        cursor = Cursor(version)
         self._set(WatchState.WATCHING)
-        async for event in self._api.watch(self._collection(resource), query=query,
-                                           read_timeout=seconds + 60):
-            obj = event.get("object")
-            if not isinstance(obj, dict):
-                continue
-            new_version = (obj.get("metadata") or {}).get("resourceVersion")
-            if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
-                await self._observe(obj, deleted=event["type"] == "DELETED")
-            if new_version:
-                version = str(new_version)
-                self.status.resource_version = version
+        async for kind, obj in watch_from(self._api, self._collection(resource), cursor,
+                                          query=self._query(), seconds=seconds,
+                                          idle_timeout=seconds + 60):
+            if kind in ("ADDED", "MODIFIED", "DELETED"):
+                await self._observe(obj, deleted=kind == "DELETED")
+            self.status.resource_version = cursor.version
             self._backoff.reset()
-        return version
+        return cursor.version
 
     async def _observe(self, obj: dict[str, Any], *, deleted: bool) -> None:
         # Items of a list carry no apiVersion/kind; events do. Stored objects need both.

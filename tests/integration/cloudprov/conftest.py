@@ -21,8 +21,8 @@ import yaml
 
 from simkube.cloudprov.app import CloudProvider
 from simkube.cloudprov.config import CloudConfig, load_file
-from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.cloudprov.naming import OWNER_LABEL
+from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import (
     externalgrpc_pb2_grpc as pb_grpc,
@@ -38,7 +38,7 @@ WAIT = 120.0  # generous: the machine's CPUs are shared with other test runs
 class Harness:
     """One sk-cloudprov and a CA-like client of it."""
 
-    api: KubeApi
+    api: KubeClient
     namespace: str
     suffix: str
     directory: Path
@@ -104,7 +104,8 @@ class Harness:
 
 @pytest.fixture
 async def harness(sim_env: SimEnv, namespace: str, tmp_path: Path) -> AsyncIterator[Harness]:
-    api = await KubeApi.connect(kubeconfig=Path(sim_env.kubeconfig))
+    api = await KubeClient.connect(kubeconfig=Path(sim_env.kubeconfig), pool_size=100,
+                                   concurrency=64)  # as sk-cloudprov's main does
     harness = Harness(api=api, namespace=namespace, suffix=namespace[-6:], directory=tmp_path)
     try:
         yield harness
@@ -115,7 +116,7 @@ async def harness(sim_env: SimEnv, namespace: str, tmp_path: Path) -> AsyncItera
         await api.close()
 
 
-async def _delete(api: KubeApi, path: str) -> None:
-    with contextlib.suppress(KubeError):  # cleanup: already gone is fine
+async def _delete(api: KubeClient, path: str) -> None:
+    with contextlib.suppress(ApiError):  # cleanup: already gone is fine
         await api.request("DELETE", path)
 

@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-from simkube.cloudprov.kubeapi import KubeError
+from simkube.core.kubeapi import ApiError
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 from simkube.gen.k8s.api.core.v1 import node_pb2
 from tests.integration.cloudprov.conftest import WAIT, Harness
@@ -144,7 +144,7 @@ async def block_node_creation(harness: Harness, group: str) -> None:
         try:
             await harness.api.request("POST", "/api/v1/nodes", body=probe_node,
                                       query={"dryRun": "All"})
-        except KubeError as exc:
+        except ApiError as exc:
             return exc.code in (403, 422)
         return False
     await eventually(enforced, timeout=WAIT, what="the admission policy in force")

@@ -2,7 +2,7 @@
 
 Unit tests of the reconciler, scaler and servicer need the API's answers (201, 404, 409 on a
 stale resourceVersion) and the watch's echo, not a cluster. ``FakeCluster.request`` has the
-same signature as ``KubeApi.request``; ``fail`` makes the next matching call raise.
+same signature as ``KubeClient.request``; ``fail`` makes the next matching call raise.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import yaml
 
 from simkube.cloudprov.config import CloudConfig, parse
 from simkube.cloudprov.index import ClusterIndex, Kind
-from simkube.cloudprov.kubeapi import KubeApi, KubeError
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, GROUP_LABEL, LOWEST_DELETION_COST
 from simkube.cloudprov.scaling import Scaler
+from simkube.core.kubeapi import ApiError, KubeClient
 
 NAMESPACE = "sk-test"
 DEPLOYMENT = f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/small"
@@ -67,7 +67,7 @@ def json_patch(target: dict[str, Any], operations: list[dict[str, Any]]) -> None
         for part in parents:
             holder = holder[part]
         if operation["op"] == "test" and holder.get(leaf) != operation["value"]:
-            raise KubeError(code=422, reason="Invalid", message="test operation failed")
+            raise ApiError(code=422, reason="Invalid", message="test operation failed")
         if operation["op"] == "replace":
             holder[leaf] = operation["value"]
 
@@ -80,20 +80,21 @@ def kind_of(path: str) -> Kind:
     raise AssertionError(f"unexpected path {path}")
 
 
-class FakeCluster(KubeApi):
-    """``KubeApi`` with ``request`` answered from memory (its other helpers build on it)."""
+class FakeCluster(KubeClient):
+    """``KubeClient`` with ``request`` answered from memory (core's patch and delete
+    helpers build on it)."""
 
     def __init__(self, index: ClusterIndex) -> None:  # no ApiClient: nothing goes out
 
         self.index = index
         self.objects: dict[str, dict[str, Any]] = {}
         self.calls: list[tuple[str, str, Any]] = []
-        self.failures: list[tuple[str, str, KubeError]] = []
+        self.failures: list[tuple[str, str, ApiError]] = []
         self.echo = True
         self._versions = itertools.count(100)
 
     def fail(self, method: str, path_part: str, *, code: int = 500) -> None:
-        self.failures.append((method, path_part, KubeError(code=code, reason="Injected",
+        self.failures.append((method, path_part, ApiError(code=code, reason="Injected",
                                                            message="injected failure")))
 
     def put(self, path: str, obj: dict[str, Any], *, event: str = "ADDED") -> None:
@@ -117,11 +118,11 @@ class FakeCluster(KubeApi):
         if method == "POST":
             target = f"{path}/{body['metadata']['name']}"
             if target in self.objects:
-                raise KubeError(code=409, reason="AlreadyExists", message=target)
+                raise ApiError(code=409, reason="AlreadyExists", message=target)
             self.put(target, copy.deepcopy(body))
             return body  # type: ignore[no-any-return]
         if path not in self.objects:
-            raise KubeError(code=404, reason="NotFound", message=path)
+            raise ApiError(code=404, reason="NotFound", message=path)
         current = self.objects[path]
         if method == "GET":
             return current

@@ -90,10 +90,12 @@ class FakeKube:
         return await KubeClient.exists(self, path)  # type: ignore[arg-type]  # the real logic
 
     async def watch(self, path: str, *, query: Mapping[str, str],
-                    ) -> AsyncIterator[dict[str, Any]]:
+                    idle_timeout: float | None = None) -> AsyncIterator[dict[str, Any]]:
         self.calls.append(Call(method="WATCH", path=path, query=query))
         events = self.watches.pop(0) if self.watches else []
         for event in events:
+            if event.get("type") == "ERROR":  # as KubeClient.watch does
+                raise ApiError.from_status(event.get("object") or {})
             yield event
         if not self.watches:
             await asyncio.Event().wait()  # an idle watch: blocks until cancelled

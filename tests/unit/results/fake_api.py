@@ -33,7 +33,8 @@ class FakeApi:
         items = [item for item in self._lists.get(path, []) if _selected(item, selector)]
         return {"items": items, "metadata": {"resourceVersion": "1"}}
 
-    async def watch(self, path: str, *, query: Mapping[str, str]) -> AsyncIterator[Object]:
+    async def watch(self, path: str, *, query: Mapping[str, str],
+                    idle_timeout: float | None = None) -> AsyncIterator[Object]:
         stream = self._streams[path + (query.get("fieldSelector") or "")]
         while True:
             yield await stream.get()

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from simkube.tracer.kubeapi import ApiError
+from simkube.core.kubeapi import ApiError
 
 DISCOVERY = {
     "/api/v1": [("pods", "Pod", True), ("namespaces", "Namespace", False)],
@@ -27,7 +27,9 @@ class FakeApi:
              "verbs": ["get", "list", "watch"]} for name, kind, namespaced in resources]}
             for prefix, resources in DISCOVERY.items()}
 
-    async def get(self, path: str, query: dict[str, str] | None = None) -> dict[str, Any]:
+    async def request(self, method: str, path: str, *, query: dict[str, str] | None = None,
+                      **_: Any) -> dict[str, Any]:
+        assert method == "GET"
         self.calls.append((path, dict(query or {})))
         if path in self.discovery:
             return self.discovery[path]
@@ -40,10 +42,10 @@ class FakeApi:
             if index + 1 < len(pages):
                 meta["continue"] = str(index + 1)
             return {"items": [dict(item) for item in pages[index]], "metadata": meta}
-        raise ApiError(f"GET {path}: 404 not found", status=404)
+        raise ApiError(code=404, reason="NotFound", message=f"GET {path}: not found")
 
     async def watch(self, path: str, *, query: dict[str, str],
-                    read_timeout: float) -> AsyncIterator[dict[str, Any]]:
+                    idle_timeout: float | None = None) -> AsyncIterator[dict[str, Any]]:
         self.calls.append((path, {**query, "watch": "1"}))
         if not self.watches:
             await asyncio.sleep(3600)

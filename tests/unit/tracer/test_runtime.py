@@ -9,7 +9,7 @@ from simkube.core.errors import ConfigError
 from simkube.gen.simkube.tracer.v1 import tracer_pb2
 from simkube.tracer.client import get_status
 from simkube.tracer.config import load_config
-from simkube.tracer.runtime import Tracer, TracerOptions, kube_client
+from simkube.tracer.runtime import Tracer, TracerOptions
 
 pytestmark = pytest.mark.unit
 UNREACHABLE = """apiVersion: v1
@@ -24,8 +24,10 @@ current-context: x
 async def test_unusable_kubeconfig_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "kubeconfig"
     path.write_text("apiVersion: v1\nkind: Config\n")
-    with pytest.raises(ConfigError, match="cannot be used"):
-        await kube_client(path, pool=4)
+    tracer = Tracer(TracerOptions(config=load_config(None), store=tmp_path / "store",
+                                  kubeconfig=path, listen="127.0.0.1:0"))
+    with pytest.raises(ConfigError, match="cannot use"):
+        await tracer.start()
 
 
 async def test_an_unreachable_api_server_does_not_stop_the_tracer(tmp_path: Path) -> None:
