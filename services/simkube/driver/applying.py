@@ -24,7 +24,7 @@ from simkube.driver.names import FIELD_MANAGER
 from simkube.driver.namespaces import Namespaces
 from simkube.driver.progress import FailureRecord, Operation
 from simkube.driver.rewriting import Rewriter
-from simkube.trace import KubeObject, ObjectRef
+from simkube.trace import KubeObject, ObjectRef, TraceFormatError
 
 APPLY_QUERY = {"fieldManager": FIELD_MANAGER, "force": "true"}
 DELETE_BODY = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"}
@@ -58,9 +58,9 @@ class Applier:
                                                       kind=ref.kind)
             try:
                 body = self._rewriter.rewrite(obj, namespaced=resource.namespaced)
-            except (TypeError, AttributeError, KeyError, ValueError) as exc:
+            except TraceFormatError as exc:  # a field of the wrong type; names it
                 raise ApiError(code=0, reason="BadObject", retry=False,
-                               message=f"the object cannot be rewritten: {exc!r}") from None
+                               message=f"the object cannot be rewritten: {exc.what}") from None
             target = self._rewriter.target(ref, namespaced=resource.namespaced)
             described[0] = str(target)
             if target.namespace:

@@ -29,9 +29,10 @@ from simkube.driver.names import (
     SIMULATION_LABEL,
 )
 from simkube.driver.options import Placement, PodTiming
-from simkube.driver.podspecs import child_map, rewrite_template, templates
+from simkube.driver.podspecs import rewrite_template
 from simkube.trace import KubeObject, ObjectRef, TraceHeader
-from simkube.trace.pod_specs import template_paths
+from simkube.trace.fields import At, field_list, field_map
+from simkube.trace.pod_specs import pod_templates, template_paths
 
 SERVER_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp",
                    "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields",
@@ -95,55 +96,55 @@ class Rewriter:
             metadata["namespace"] = target.namespace
         else:
             metadata.pop("namespace", None)
-        annotations = metadata.get("annotations")
-        if isinstance(annotations, dict):
-            for key in CONTROLLER_ANNOTATIONS:
-                annotations.pop(key, None)
-        child_map(metadata, "labels")[SIMULATION_LABEL] = self.simulation
+        at = At(str(original))
+        annotations = (at / "metadata" / "annotations").map(metadata.get("annotations")) or {}
+        for key in CONTROLLER_ANNOTATIONS:
+            annotations.pop(key, None)
+        field_map(metadata, "labels", at / "metadata")[SIMULATION_LABEL] = self.simulation
         metadata["ownerReferences"] = [self.root.owner_reference()]
-        self._rewrite_kind(result, original, obj.get("status"))
+        self._rewrite_kind(result, original, obj.get("status"), at=at)
         owner = f"{original.kind_key} {original.ns_name}"
         marker = (LIFECYCLE_OWNER, owner) if owner in self._lifecycle_owners else None
-        for template in templates(result, template_paths(self._header, original.kind_key)):
-            rewrite_template(template, simulation=self.simulation, placement=self._placement,
-                             timing=self._timing, lifecycle_owner=marker)
+        for place, template in pod_templates(result, template_paths(self._header,
+                                                                     original.kind_key)):
+            rewrite_template(template, at=place, simulation=self.simulation,
+                             placement=self._placement, timing=self._timing,
+                             lifecycle_owner=marker)
         return result
 
-    def _rewrite_kind(self, obj: KubeObject, ref: ObjectRef, status: Any) -> None:
-        spec = obj.get("spec")
-        spec = spec if isinstance(spec, dict) else {}
+    def _rewrite_kind(self, obj: KubeObject, ref: ObjectRef, status: Any, *, at: At) -> None:
+        spec = (at / "spec").map(obj.get("spec")) or {}
         group = ref.api_version.rsplit("/", 1)[0] if "/" in ref.api_version else ""
         if group == "" and ref.kind == "Node":
-            _fake_node(obj, spec, status)
+            _fake_node(obj, spec, status, at=at)
         elif group == "" and ref.kind == "Service":
             if spec.get("clusterIP") != "None":
                 spec.pop("clusterIP", None)
                 spec.pop("clusterIPs", None)
             spec.pop("healthCheckNodePort", None)
-            for port in spec.get("ports") or []:
+            for port in field_list(spec, "ports", at / "spec"):
                 if isinstance(port, dict):
                     port.pop("nodePort", None)
         elif group == "" and ref.kind == "PersistentVolumeClaim":
             spec.pop("volumeName", None)
         elif group == "batch" and ref.kind == "Job":
             spec.pop("selector", None)  # generated from the production Job's uid
-            template = spec.get("template")
-            labels = template.get("metadata", {}).get("labels") if isinstance(
-                template, dict) else None
-            if isinstance(labels, dict):
-                for key in JOB_GENERATED_LABELS:
-                    labels.pop(key, None)
+            template = (at / "spec" / "template").map(spec.get("template")) or {}
+            metadata = (at / "spec" / "template" / "metadata").map(template.get("metadata"))
+            labels = (at / "spec" / "template" / "metadata" / "labels").map(
+                (metadata or {}).get("labels")) or {}
+            for key in JOB_GENERATED_LABELS:
+                labels.pop(key, None)
 
 
-def _fake_node(obj: KubeObject, spec: dict[str, Any], status: Any) -> None:
-    child_map(obj["metadata"], "annotations")[FAKE_NODE_KEY] = FAKE_NODE_VALUE
-    recorded = spec.get("taints")
-    taints: list[Any] = list(recorded) if isinstance(recorded, list) else []
+def _fake_node(obj: KubeObject, spec: dict[str, Any], status: Any, *, at: At) -> None:
+    field_map(obj["metadata"], "annotations", at / "metadata")[FAKE_NODE_KEY] = FAKE_NODE_VALUE
+    taints: list[Any] = list(field_list(spec, "taints", at / "spec"))
     if not any(isinstance(t, dict) and t.get("key") == FAKE_NODE_KEY for t in taints):
         taints.append(dict(FAKE_TAINT))
     obj["spec"] = {**spec, "taints": taints}
     # The API server keeps a Node's status on create; KWOK's node-ready stage reads capacity.
-    if isinstance(status, dict):
+    if (at / "status").map(status):
         kept = {key: copy.deepcopy(status[key]) for key in NODE_STATUS_KEPT if key in status}
         if kept:
             obj["status"] = kept

@@ -24,9 +24,10 @@ from simkube.trace.edit_steps import (
     Tolerations,
 )
 from simkube.trace.edit_time import scale_time, window
+from simkube.trace.fields import At, map_items
 from simkube.trace.model import KubeObject, ObjectRef, PodLifecycle, TraceEvent, TraceHeader
 from simkube.trace.objects import labels_of
-from simkube.trace.pod_specs import containers, pod_specs, template_paths
+from simkube.trace.pod_specs import PodSpecSite, containers, pod_specs, template_paths
 from simkube.trace.selectors import Match
 from simkube.trace.source import TraceSource
 from simkube.trace.stream import TraceStream, stream_of
@@ -109,43 +110,52 @@ def _object_edit(step: EditStep, header: TraceHeader) -> Callable[[KubeObject], 
             return
         for site in pod_specs(obj, template_paths(header, ref.kind_key)):
             if isinstance(step, ScaleResources):
-                _scale_resources(step, site.spec)
+                _scale_resources(step, site)
             elif isinstance(step, NodeSelector):
-                _node_selector(step, site.spec)
+                _node_selector(step, site)
             elif isinstance(step, Tolerations):
-                _tolerations(step, site.spec)
+                _tolerations(step, site)
 
     return edit
 
 
 def _scale_replicas(step: ScaleReplicas, obj: KubeObject) -> None:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict) or type(spec.get("replicas")) is not int:
+    at = At(str(ObjectRef.of(obj)))
+    spec = (at / "spec").map(obj.get("spec"))
+    replicas = None if spec is None else (at / "spec" / "replicas").integer(spec.get("replicas"))
+    if spec is None or replicas is None:  # a kind without replicas
         return
     if step.value is not None:
         spec["replicas"] = step.value
     elif step.factor is not None:
-        spec["replicas"] = max(0, int(spec["replicas"] * step.factor + 0.5))
+        spec["replicas"] = max(0, int(replicas * step.factor + 0.5))
 
 
-def _scale_resources(step: ScaleResources, spec: dict[str, Any]) -> None:
+def _scale_resources(step: ScaleResources, site: PodSpecSite) -> None:
     sections = [name for name, wanted in (("requests", step.requests), ("limits", step.limits))
                 if wanted]
-    for _, _, container in containers(spec):
-        resources = container.get("resources")
-        for section in sections:
-            amounts = resources.get(section) if isinstance(resources, dict) else None
-            if not isinstance(amounts, dict):
-                continue
+    for key, index, container in containers(site.spec, site.at):
+        at = site.at / key / index / "resources"
+        resources = at.map(container.get("resources")) or {}
+        for section in sections:  # RESOURCE_SECTIONS chosen by the step
+            amounts = (at / section).map(resources.get(section)) or {}
             for resource, factor in (("cpu", step.cpu), ("memory", step.memory)):
-                if resource in amounts and factor != 1.0:
-                    amounts[resource] = scale_quantity(amounts[resource], factor,
-                                                       resource=resource)
+                if factor != 1.0 and amounts.get(resource) is not None:
+                    amounts[resource] = _scaled(amounts[resource], factor, resource=resource,
+                                                at=at / section / resource)
 
 
-def _node_selector(step: NodeSelector, spec: dict[str, Any]) -> None:
-    current = spec.get("nodeSelector")
-    selector = dict(current) if isinstance(current, dict) else {}
+def _scaled(value: Any, factor: float, *, resource: str, at: At) -> str:
+    at.quantity(value)  # names the field when the value is not a quantity
+    try:
+        return scale_quantity(value, factor, resource=resource)
+    except ArithmeticError:  # a quantity too large to scale
+        raise at.wrong(value, "a resource quantity within range") from None
+
+
+def _node_selector(step: NodeSelector, site: PodSpecSite) -> None:
+    spec = site.spec
+    selector = dict((site.at / "nodeSelector").strings(spec.get("nodeSelector")) or {})
     for key in step.remove:
         selector.pop(key, None)
     selector.update(step.add)
@@ -155,10 +165,10 @@ def _node_selector(step: NodeSelector, spec: dict[str, Any]) -> None:
         spec.pop("nodeSelector", None)
 
 
-def _tolerations(step: Tolerations, spec: dict[str, Any]) -> None:
-    current = spec.get("tolerations")
-    tolerations = [t for t in (current if isinstance(current, list) else [])
-                   if not (isinstance(t, dict) and t.get("key") in step.remove)]
+def _tolerations(step: Tolerations, site: PodSpecSite) -> None:
+    spec = site.spec
+    tolerations = [entry for at, entry in map_items(spec, "tolerations", site.at)
+                   if (at / "key").string(entry.get("key")) not in step.remove]
     for items in step.add:
         toleration = dict(items)
         if toleration not in tolerations:

@@ -45,6 +45,7 @@ class FindingCode(Enum):
     TIMESTAMPS_BACKWARDS = "timestamps-backwards"
     NAMESPACE_MISSING = "namespace-missing"
     INVALID_CONTAINER_PORT = "invalid-container-port"
+    WRONG_TYPE = "wrong-type"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,9 @@ CATALOGUE: dict[FindingCode, CodeInfo] = {
     FindingCode.NAMESPACE_MISSING: CodeInfo(Severity.ERROR, (_ADD, FixChoice.DROP_OBJECTS)),
     # Fake nodes serve no ports, so dropping the entry loses nothing the replay uses.
     FindingCode.INVALID_CONTAINER_PORT: CodeInfo(Severity.ERROR, (FixChoice.DROP_INVALID,)),
+    # A field the driver interprets (a template, containers, labels, ...) holds the wrong
+    # type: no repair would be faithful to the recording, so the user decides.
+    FindingCode.WRONG_TYPE: CodeInfo(Severity.ERROR, ()),
 }
 
 MISSING_CODES: dict[RefKind, FindingCode] = {

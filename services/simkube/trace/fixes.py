@@ -131,16 +131,18 @@ def _fixed_objects(objects: Iterable[KubeObject], header: TraceHeader,
             continue
         if plan.drop_status:
             obj.pop("status", None)
-        ref = ObjectRef.of(obj)
-        for site in pod_specs(obj, template_paths(header, ref.kind_key)):
-            _fix_pod_spec(site.spec, ref.namespace, plan)
+        if plan.references or plan.dedupe_ports or plan.drop_invalid_ports:
+            ref = ObjectRef.of(obj)
+            for site in pod_specs(obj, template_paths(header, ref.kind_key)):
+                _fix_pod_spec(site, ref.namespace, plan)
         yield obj
 
 
-def _fix_pod_spec(spec: dict[str, Any], namespace: str, plan: _Plan) -> None:
+def _fix_pod_spec(site: PodSpecSite, namespace: str, plan: _Plan) -> None:
+    spec = site.spec
     if plan.references:
         site_refs = []
-        for reference in pod_references(PodSpecSite("", spec)):
+        for reference in pod_references(site):
             ns = namespace if reference.kind.namespaced else ""
             choice = plan.references.get((reference.kind, ns, reference.name))
             if choice is not None:
@@ -149,7 +151,7 @@ def _fix_pod_spec(spec: dict[str, Any], namespace: str, plan: _Plan) -> None:
         for reference, choice in sorted(site_refs, key=lambda item: _order(item[0].location),
                                         reverse=True):
             remove_reference(spec, reference, empty_dir=choice is FixChoice.EMPTY_DIR)
-    for _, _, container in containers(spec):
+    for _, _, container in containers(spec, site.at):
         if plan.drop_invalid_ports:
             drop_invalid_ports(container)
         if plan.dedupe_ports:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from simkube.trace.fields import field_list
 from simkube.trace.pod_specs import PodSpecSite, containers
 
 Location = tuple[str | int, ...]
@@ -86,16 +87,17 @@ def pod_references(site: PodSpecSite) -> Iterator[PodReference]:
 
 
 def _container_refs(site: PodSpecSite) -> Iterator[PodReference]:
-    for key, index, container in containers(site.spec):
+    for key, index, container in containers(site.spec, site.at):
         where = f"{site.path}.{key}[{index}]"
-        for env_index, env in enumerate(_list(container.get("env"))):
+        at = site.at / key / index
+        for env_index, env in enumerate(field_list(container, "env", at)):
             value_from = env.get("valueFrom") if isinstance(env, dict) else None
             for ref_key, kind in _KEY_REFS.items():
                 name = _name(value_from.get(ref_key)) if isinstance(value_from, dict) else None
                 if name:
                     yield PodReference(kind, name, RefSite.ENV, (key, index, "env", env_index),
                                        f"{where}.env[{env_index}].valueFrom.{ref_key}.name")
-        for from_index, source in enumerate(_list(container.get("envFrom"))):
+        for from_index, source in enumerate(field_list(container, "envFrom", at)):
             for ref_key, kind in _FROM_REFS.items():
                 name = _name(source.get(ref_key)) if isinstance(source, dict) else None
                 if name:
@@ -105,7 +107,7 @@ def _container_refs(site: PodSpecSite) -> Iterator[PodReference]:
 
 
 def _volume_refs(site: PodSpecSite) -> Iterator[PodReference]:
-    for volume_index, volume in enumerate(_list(site.spec.get("volumes"))):
+    for volume_index, volume in enumerate(field_list(site.spec, "volumes", site.at)):
         if not isinstance(volume, dict):
             continue
         where = f"{site.path}.volumes[{volume_index}]"
@@ -114,9 +116,10 @@ def _volume_refs(site: PodSpecSite) -> Iterator[PodReference]:
             if name:
                 yield PodReference(kind, name, RefSite.VOLUME, ("volumes", volume_index),
                                    f"{where}.{source_key}.{name_key}")
-        projected = volume.get("projected")
-        sources = projected.get("sources") if isinstance(projected, dict) else None
-        for source_index, source in enumerate(_list(sources)):
+        at = site.at / "volumes" / volume_index
+        projected = (at / "projected").map(volume.get("projected")) or {}
+        for source_index, source in enumerate(field_list(projected, "sources",
+                                                         at / "projected")):
             for source_key, kind in _PROJECTED_REFS.items():
                 name = _name(source.get(source_key)) if isinstance(source, dict) else None
                 if name:
@@ -124,6 +127,3 @@ def _volume_refs(site: PodSpecSite) -> Iterator[PodReference]:
                         kind, name, RefSite.PROJECTED, ("volumes", volume_index, source_index),
                         f"{where}.projected.sources[{source_index}].{source_key}.name")
 
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

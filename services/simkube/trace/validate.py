@@ -11,10 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from simkube.trace.fields import At, FieldTypeError, json_kind
 from simkube.trace.findings import CATALOGUE, MISSING_CODES, Finding, FindingCode, FixChoice
 from simkube.trace.model import KubeObject, ObjectRef, TraceHeader
 from simkube.trace.pod_edits import PortKey, port_key, wrong_port_fields
-from simkube.trace.pod_specs import DEFAULT_TEMPLATE_PATHS, containers, pod_specs, template_paths
+from simkube.trace.pod_specs import (
+    DEFAULT_TEMPLATE_PATHS,
+    check_pod_spec,
+    containers,
+    pod_specs,
+    pod_templates,
+    template_paths,
+)
 from simkube.trace.references import BUILT_IN, PodReference, RefKind, RefSite, pod_references
 from simkube.trace.source import TraceSource
 
@@ -70,21 +78,40 @@ def _check_object(obj: KubeObject, header: TraceHeader, seen: _Seen, *,
         seen.report(Finding(code=FindingCode.STATUS_RECORDED, object=str(ref), path="status",
                             event=event, message="status was recorded; it is not replayed "
                             "and misstates the object until controllers rewrite it"))
-    for site in pod_specs(obj, template_paths(header, ref.kind_key)):
+    try:
+        _check_pod_specs(obj, ref, header, seen, event=event)
+    except FieldTypeError as exc:  # the first wrong type of this object; fix it and re-run
+        seen.report(Finding(code=FindingCode.WRONG_TYPE, object=str(ref), path=exc.path,
+                            event=event, message=f"{exc.problem}; the driver cannot "
+                            "replay the object as recorded"))
+
+
+def _check_pod_specs(obj: KubeObject, ref: ObjectRef, header: TraceHeader, seen: _Seen, *,
+                     event: int | None) -> None:
+    """What the driver reads (and rewrites) of an object, read as it would read it."""
+    paths = template_paths(header, ref.kind_key)
+    for at, template in [(At(str(ref)), obj), *pod_templates(obj, paths)]:
+        metadata = (at / "metadata").map(template.get("metadata")) or {}
+        for key in ("labels", "annotations"):
+            (at / "metadata" / key).strings(metadata.get(key))
+    spec = (At(str(ref)) / "spec").map(obj.get("spec")) or {}
+    (At(str(ref)) / "spec" / "replicas").integer(spec.get("replicas"))
+    for site in pod_specs(obj, paths):
         seen.kinds_resolved.add(ref.kind_key)
+        check_pod_spec(site)
+        for key, index, container in containers(site.spec, site.at):
+            _check_ports(container, f"{site.path}.{key}[{index}]", ref, seen, event)
         for reference in pod_references(site):
             if reference.name not in BUILT_IN.get(reference.kind, ()):
                 seen.references.setdefault((str(ref), reference.path),
                                            (reference, ref, event, site.spec))
-        for key, index, container in containers(site.spec):
-            _check_ports(container, f"{site.path}.{key}[{index}]", ref, seen, event)
 
 
 def _check_ports(container: dict[str, Any], path: str, ref: ObjectRef, seen: _Seen,
                  event: int | None) -> None:
     ports = container.get("ports")
     if ports is not None and not isinstance(ports, list):
-        _report_invalid_port(f"{path}.ports", f"ports is {_kind_of(ports)}, not a list",
+        _report_invalid_port(f"{path}.ports", f"ports is {json_kind(ports)}, not a list",
                              ref, seen, event)
         return
     keys: set[PortKey] = set()
@@ -105,10 +132,10 @@ def _check_ports(container: dict[str, Any], path: str, ref: ObjectRef, seen: _Se
 def _report_malformed_port(port: Any, where: str, ref: ObjectRef, seen: _Seen,
                            event: int | None) -> None:
     if not isinstance(port, dict):
-        _report_invalid_port(where, f"the entry is {_kind_of(port)}, not a map", ref, seen, event)
+        _report_invalid_port(where, f"the entry is {json_kind(port)}, not a map", ref, seen, event)
         return
     for name, expected in wrong_port_fields(port):
-        _report_invalid_port(f"{where}.{name}", f"{name} is {_kind_of(port[name])}, not "
+        _report_invalid_port(f"{where}.{name}", f"{name} is {json_kind(port[name])}, not "
                              f"{expected}", ref, seen, event)
 
 
@@ -116,16 +143,6 @@ def _report_invalid_port(path: str, problem: str, ref: ObjectRef, seen: _Seen,
                          event: int | None) -> None:
     seen.report(Finding(code=FindingCode.INVALID_CONTAINER_PORT, object=str(ref), path=path,
                         event=event, message=f"{problem}; the API server rejects the object"))
-
-
-def _kind_of(value: Any) -> str:
-    """How a message names a value's type: JSON's words, since traces are JSON documents."""
-    if value is None or isinstance(value, bool):
-        return "null" if value is None else "a boolean"
-    names = {dict: "a map", list: "a list", str: "a string", int: "an integer",
-             float: "a number", bytes: "binary data"}
-    return next((name for kind, name in names.items() if isinstance(value, kind)),
-                f"a {type(value).__name__}")
 
 
 def _judge_references(seen: _Seen) -> None:

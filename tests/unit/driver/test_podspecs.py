@@ -6,29 +6,20 @@ import pytest
 
 from simkube.driver.names import LIFECYCLE_OWNER, SIMULATION_LABEL, STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.driver.options import Placement, PodTiming
-from simkube.driver.podspecs import place, rewrite_template, templates
-from simkube.trace import TraceHeader, TrackedKind
-from simkube.trace.pod_specs import template_paths
+from simkube.driver.podspecs import place, rewrite_template
+from simkube.trace.fields import At, FieldTypeError
 
 pytestmark = pytest.mark.unit
-
-
-def test_templates_are_found_by_pointer() -> None:
-    cron: dict[str, Any] = {"spec": {"jobTemplate": {"spec": {"template": {"spec": {}}}}},
-                            "status": "x"}
-    header = TraceHeader(tracked_kinds=(TrackedKind(kind_key="batch/v1.CronJob"),))
-    paths = template_paths(header, "batch/v1.CronJob")
-    assert list(templates(cron, paths)) == [{"spec": {}}]
-    assert list(templates(cron, ("/status", "/missing"))) == []  # not maps, or absent
+AT = At("v1.Pod ns/p")
 
 
 def test_placement_merges_selector_and_adds_missing_tolerations() -> None:
     toleration = {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}
     spec: dict[str, Any] = {"nodeSelector": {"zone": "a"}, "tolerations": [dict(toleration)]}
-    place(spec, Placement(node_selector={"type": "kwok"}, tolerations=(toleration,)))
+    place(spec, Placement(node_selector={"type": "kwok"}, tolerations=(toleration,)), at=AT)
     assert spec == {"nodeSelector": {"zone": "a", "type": "kwok"}, "tolerations": [toleration]}
     bare: dict[str, Any] = {}
-    place(bare, Placement(node_selector={}, tolerations=()))
+    place(bare, Placement(node_selector={}, tolerations=()), at=AT)
     assert bare == {}
 
 
@@ -37,7 +28,7 @@ def test_a_template_is_labelled_timed_and_placed() -> None:
         {"name": "c", "ports": [{"containerPort": 1}, {"containerPort": 1, "protocol": "TCP"},
                                 {"containerPort": 1, "protocol": "UDP"}]}],
         "initContainers": [{"name": "i"}]}}
-    rewrite_template(template, simulation="sim", placement=Placement(),
+    rewrite_template(template, at=AT, simulation="sim", placement=Placement(),
                      timing=PodTiming(startup_delay_ms=1000, startup_jitter_ms=500),
                      lifecycle_owner=(LIFECYCLE_OWNER, "v1.Pod ns/p"))
     assert template["metadata"]["labels"] == {SIMULATION_LABEL: "sim"}
@@ -52,6 +43,20 @@ def test_a_template_is_labelled_timed_and_placed() -> None:
 
 def test_no_timing_annotations_without_a_delay() -> None:
     template: dict[str, Any] = {"metadata": {"annotations": {"keep": "me"}}}
-    rewrite_template(template, simulation="sim", placement=Placement(), timing=PodTiming(),
+    rewrite_template(template, at=AT, simulation="sim", placement=Placement(), timing=PodTiming(),
                      lifecycle_owner=None)
     assert template["metadata"]["annotations"] == {"keep": "me"}
+
+
+@pytest.mark.parametrize(("template", "path"), [
+    ({"metadata": []}, "metadata"),
+    ({"metadata": {"labels": "app=web"}}, "metadata.labels"),
+    ({"spec": {"tolerations": {"key": "k"}}}, "spec.tolerations"),
+    ({"spec": {"containers": [80]}}, "spec.containers[0]"),
+])
+def test_a_field_of_the_wrong_type_is_named(template: dict[str, Any], path: str) -> None:
+    with pytest.raises(FieldTypeError) as caught:
+        rewrite_template(template, at=AT, simulation="sim", placement=Placement(),
+                         timing=PodTiming(), lifecycle_owner=None)
+    assert caught.value.path == path
+    assert caught.value.owner == "v1.Pod ns/p"

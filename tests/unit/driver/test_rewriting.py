@@ -9,6 +9,7 @@ from simkube.driver.names import FAKE_NODE_KEY, LIFECYCLE_OWNER, SIMULATION_LABE
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.trace import ObjectRef, TraceHeader
+from simkube.trace.fields import FieldTypeError
 
 pytestmark = pytest.mark.unit
 ROOT = RootRef(name="sim", uid="root-uid")
@@ -146,5 +147,6 @@ def test_null_maps_are_filled_and_other_shapes_refused() -> None:
     assert result["metadata"]["labels"] == {SIMULATION_LABEL: "sim"}
     broken = {"apiVersion": "v1", "kind": "ConfigMap",
               "metadata": {"name": "c", "namespace": "t", "labels": ["not", "a", "map"]}}
-    with pytest.raises(TypeError, match="labels must be a map, not list"):
+    with pytest.raises(FieldTypeError, match=r"v1\.ConfigMap t/c: metadata\.labels is a "
+                       "list, not a map"):
         rewriter.rewrite(broken, namespaced=True)

@@ -25,11 +25,8 @@ Opt-in modes, read from the environment:
 from __future__ import annotations
 
 import functools
-import os
 import random
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 import zstandard
@@ -41,20 +38,20 @@ from simkube.trace.native_format import PREAMBLE
 from simkube.trace.source import load
 from simkube.trace.validate import validate
 from tests.unit.trace.conftest import SAMPLE_NAMES, SAMPLES, native_bytes, sample_trace
+from tests.unit.trace.fuzzing import (
+    Family,
+    Regression,
+    assert_no_bug,
+    chosen_seed,
+    search_seconds,
+)
 
 pytestmark = pytest.mark.unit
-SLOW_INPUT_SECONDS = 2.0
 # About 170 mutations of each sample trace per seed; the corpus and the regressions take
 # about 3 s together on a loaded 2-core machine. Fuzz-mode seeds run the same count, so what
 # it reports sits early in a seed's stream and is cheap to replay.
 INPUTS_PER_SEED = 1500
 CORPUS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)  # arbitrary: only their being fixed matters
-
-
-@dataclass(frozen=True)
-class Regression:
-    input: int  # index of the input, in the seed's stream, that found the bug
-    found: str
 
 
 # Seeds that found bugs, replayed on every run so the bugs stay fixed. 922428914 came from the
@@ -139,76 +136,33 @@ def read_fully(data: bytes) -> None:
     fixed.lifecycles()
 
 
-@dataclass(frozen=True)
-class Bug:
-    seed: int
-    input: int
-    problem: str  # the same for every input that hits the same bug, as far as can be told
-    detail: str
-
-    def __str__(self) -> str:
-        return f"seed {self.seed}, input {self.input}: {self.problem}; {self.detail}"
+def describe(data: bytes) -> str:
+    return f"input starts {data[:64]!r} ({len(data)} bytes)"
 
 
-def first_bug(seed: int, start: int, stop: int) -> Bug | None:
-    """The first bad input of ``seed`` among ``start <= i < stop``, if any."""
-    for index, data in enumerate(inputs(seed)):
-        if index >= stop:
-            return None
-        if index < start:
-            continue
-        started = time.monotonic()
-        try:
-            read_fully(data)
-        except TraceFormatError:
-            pass
-        except Exception as exc:  # any other exception is the finding
-            return Bug(seed, index, f"{type(exc).__name__}: {exc}",
-                       f"input starts {data[:64]!r} ({len(data)} bytes)")
-        elapsed = time.monotonic() - started
-        if elapsed >= SLOW_INPUT_SECONDS:
-            return Bug(seed, index, f"slower than {SLOW_INPUT_SECONDS}s", f"took {elapsed:.1f}s")
-    raise AssertionError("unreachable: the input stream is endless")
-
-
-def _no_bug(bug: Bug | None) -> None:
-    assert bug is None, str(bug)
+FAMILY = Family(inputs=inputs, check=read_fully, describe=describe,
+                inputs_per_seed=INPUTS_PER_SEED)
 
 
 @pytest.mark.parametrize("seed", CORPUS)
 def test_corpus_seed(seed: int) -> None:
-    _no_bug(first_bug(seed, 0, INPUTS_PER_SEED))
+    assert_no_bug(FAMILY.first_bug(seed))
 
 
 @pytest.mark.parametrize("seed", sorted(REGRESSIONS))
 def test_regression_seed(seed: int) -> None:
     index = REGRESSIONS[seed].input
-    bug = first_bug(seed, index, index + 1)
-    assert bug is None, f"{bug} (previously: {REGRESSIONS[seed].found})"
+    assert_no_bug(FAMILY.first_bug(seed, index, index + 1), previously=REGRESSIONS[seed].found)
 
 
 # The opt-in modes are defined only when asked for: a skipped test fails the run.
-if "SIMKUBE_FUZZ_SEED" in os.environ:
+if (SEED := chosen_seed()) is not None:
     def test_chosen_seed() -> None:
-        _no_bug(first_bug(int(os.environ["SIMKUBE_FUZZ_SEED"]), 0, INPUTS_PER_SEED))
+        assert_no_bug(FAMILY.first_bug(SEED))
 
-if "SIMKUBE_FUZZ_SECONDS" in os.environ:
+if (SECONDS := search_seconds()) is not None:
     def test_random_seeds_until_time_is_up() -> None:
-        deadline = time.monotonic() + float(os.environ["SIMKUBE_FUZZ_SECONDS"])
-        seed_source = random.SystemRandom()
-        bugs: dict[str, list[Bug]] = {}  # by problem: one bug is often hit by many seeds
-        tried = 0
-        while time.monotonic() < deadline:
-            tried += 1
-            bug = first_bug(seed_source.randrange(2**32), 0, INPUTS_PER_SEED)
-            if bug is not None:
-                if bug.problem not in bugs:
-                    print(f"\nfuzz finding: {bug}", flush=True)  # seen live with pytest -s
-                bugs.setdefault(bug.problem, []).append(bug)
-        report = [f"{len(found)} seed(s), e.g. {found[0]}" for found in bugs.values()]
-        assert not bugs, (f"{sum(map(len, bugs.values()))} of {tried} random seeds found "
-                          f"{len(bugs)} problem(s); fix each, then add a seed of it to "
-                          "REGRESSIONS:\n" + "\n".join(report))
+        FAMILY.search(SECONDS)
 
 
 def test_random_bytes_are_refused() -> None:
