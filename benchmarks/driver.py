@@ -34,8 +34,7 @@ from simkube.driver.simulation import Simulation
 from simkube.env import lifecycle
 from simkube.env.components import Layout
 from simkube.env.paths import env_dir
-from simkube.trace import Trace, TraceEvent
-from simkube.trace.source import InMemorySource, TraceFormat
+from simkube.trace import InMemorySource, Trace, TraceEvent, TraceFormat
 
 EVENTS_PER_SECOND = 50
 TIMING_SECONDS = 60

@@ -91,3 +91,60 @@ def _packages_of(name: str) -> set[str]:
     """A module's own parent packages: importing them is how Python loads it, not a circle."""
     parts = name.split(".")
     return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
+# The trace package's rooms (services/simkube/trace/__init__.py): what each may import of it.
+TRACE_ROOMS = {
+    "model": {"model"},
+    "native": {"model", "native"},
+    "simkube_v2": {"model", "simkube_v2"},
+    "tools": {"model", "tools"},
+}
+TRACE_BASE = {"simkube.trace.errors", "simkube.trace.limits", "simkube.trace.encoding"}
+# Above the formats: only the tools may open and write files by path.
+TRACE_FILES = {"simkube.trace.detect", "simkube.trace.files"}
+
+
+def _trace_room(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["simkube", "trace"] or len(parts) < 4:
+        return None
+    return parts[2]
+
+
+def test_the_trace_rooms_import_only_downwards() -> None:
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        room = _trace_room(name)
+        if room is None:
+            continue
+        for target in imports_of(path, set(known)):
+            target_room = _trace_room(target)
+            allowed = TRACE_BASE | (TRACE_FILES if room == "tools" else set())
+            if target.startswith("simkube.trace") and target not in allowed and (
+                    target_room not in TRACE_ROOMS[room] and target != f"simkube.trace.{room}"):
+                wrong.append(f"{name} imports {target}")
+    assert wrong == []
+
+
+def test_other_packages_use_the_public_trace_api() -> None:
+    """Outside the package only ``simkube.trace`` (and, for ``skctl trace``, its tools)."""
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        if name.startswith("simkube.trace"):
+            continue
+        for target in imports_of(path, set(known)):
+            public = target == "simkube.trace" or target.startswith("simkube.trace.tools")
+            if target.startswith("simkube.trace.") and not public and not (
+                    target.rsplit(".", 1)[0] == "simkube.trace"
+                    and target.rsplit(".", 1)[1] in _public_trace_names()):
+                wrong.append(f"{name} imports {target}")
+    assert wrong == []
+
+
+def _public_trace_names() -> set[str]:
+    import simkube.trace  # noqa: PLC0415  # only this test needs the package loaded
+
+    return set(simkube.trace.__all__)

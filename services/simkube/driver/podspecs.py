@@ -14,9 +14,7 @@ from typing import Any
 from simkube.core.durations import go_duration
 from simkube.driver.names import SIMULATION_LABEL, STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.driver.options import Placement, PodTiming
-from simkube.trace.fields import At, field_list, field_map
-from simkube.trace.pod_edits import dedupe_ports
-from simkube.trace.pod_specs import containers
+from simkube.trace import At, containers, dedupe_ports, field_list, field_map
 
 
 def rewrite_template(template: dict[str, Any], *, at: At, simulation: str, placement: Placement,

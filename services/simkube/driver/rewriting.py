@@ -30,9 +30,16 @@ from simkube.driver.names import (
 )
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.podspecs import rewrite_template
-from simkube.trace import KubeObject, ObjectRef, TraceHeader
-from simkube.trace.fields import At, field_list, field_map
-from simkube.trace.pod_specs import pod_templates, template_paths
+from simkube.trace import (
+    At,
+    KubeObject,
+    ObjectRef,
+    TraceHeader,
+    field_list,
+    field_map,
+    pod_templates,
+    template_paths,
+)
 
 SERVER_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp",
                    "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields",

@@ -22,8 +22,7 @@ from rich.table import Table
 
 from simkube.core.errors import ConfigError
 from simkube.gen.simkube.tracer.v1 import tracer_pb2
-from simkube.trace import TraceFormat, TraceWriter, open_trace
-from simkube.trace.detect import format_for_path
+from simkube.trace import TraceFormat, TraceWriter, format_for_path, open_trace
 from simkube.tracer.client import ClientTls, export_to_file, get_status
 from simkube.tracer.export_filters import ExportFilters
 from simkube.tracer.status import WatchState

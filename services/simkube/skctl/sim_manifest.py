@@ -21,8 +21,7 @@ from simkube.core import simtime
 from simkube.core.errors import ConfigError
 from simkube.ctrl import names
 from simkube.ctrl.spec import DNS_LABEL, SpecError, parse_spec
-from simkube.trace.detect import PREFIX_BYTES, detect_format
-from simkube.trace.errors import TraceFormatError
+from simkube.trace import PREFIX_BYTES, TraceFormatError, detect_format
 
 URL_SCHEMES = re.compile(r"^(https?|file)://")
 NAME_STEM_LENGTH = 40

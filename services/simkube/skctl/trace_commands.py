@@ -17,16 +17,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from simkube.trace.convert import convert, write_converted
-from simkube.trace.edit import apply_edits
-from simkube.trace.edit_file import load_steps
-from simkube.trace.edit_options import EditOptions, steps_from_options
-from simkube.trace.files import open_trace
-from simkube.trace.findings import Finding, FindingCode, FixChoice, Severity, exit_status
-from simkube.trace.fixes import apply_fixes, choose_fixes
-from simkube.trace.info import TraceSummary, summarise
-from simkube.trace.source import TraceFormat
-from simkube.trace.validate import validate
+from simkube.trace import TraceFormat, open_trace
+from simkube.trace.tools.convert import convert, write_converted
+from simkube.trace.tools.edit import apply_edits
+from simkube.trace.tools.edit_file import load_steps
+from simkube.trace.tools.edit_options import EditOptions, steps_from_options
+from simkube.trace.tools.findings import Finding, FindingCode, FixChoice, Severity, exit_status
+from simkube.trace.tools.fixes import apply_fixes, choose_fixes
+from simkube.trace.tools.info import TraceSummary, summarise
+from simkube.trace.tools.validate import validate
 
 console = Console()
 FORMATS = [trace_format.value for trace_format in TraceFormat]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from simkube.trace.errors import TraceFormatError
-from simkube.trace.native_format import MAGIC
-from simkube.trace.source import TraceFormat
+from simkube.trace.model.source import TraceFormat
+from simkube.trace.native.format import MAGIC
 
 PREFIX_BYTES = 16
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"

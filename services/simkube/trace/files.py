@@ -19,12 +19,12 @@ from typing import IO, Protocol
 from simkube.trace.detect import PREFIX_BYTES, detect_format, format_for_path
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits
-from simkube.trace.model import KubeObject, PodLifecycle, Trace, TraceEvent, TraceHeader
-from simkube.trace.native_source import NativeSource
-from simkube.trace.native_writer import NativeWriter
-from simkube.trace.simkube_reader import SimkubeV2Source, load_simkube_json
-from simkube.trace.simkube_writer import SimkubeV2Writer
-from simkube.trace.source import Opener, TraceFormat, TraceSource, load
+from simkube.trace.model.source import Opener, TraceFormat, TraceSource, load
+from simkube.trace.model.types import KubeObject, PodLifecycle, Trace, TraceEvent, TraceHeader
+from simkube.trace.native.source import NativeSource
+from simkube.trace.native.writer import NativeWriter
+from simkube.trace.simkube_v2.reader import SimkubeV2Source, load_simkube_json
+from simkube.trace.simkube_v2.writer import SimkubeV2Writer
 
 
 class TraceSink(Protocol):

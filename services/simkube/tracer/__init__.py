@@ -10,6 +10,6 @@ Layers, imported in one direction only (each module imports only those to its ri
     client (used by skctl and other services) ─▶ gen (the Tracer gRPC stubs)
 
 ``config``, ``kinds`` and ``units`` are leaves every layer may use; label selectors come
-from ``simkube.trace.selectors``, shared with the trace tools. docs/tracer.md describes the
+from ``simkube.trace`` (its model), shared with the trace tools. docs/tracer.md describes the
 behaviour.
 """

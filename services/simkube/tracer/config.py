@@ -23,8 +23,7 @@ from typing import Any
 
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import ConfigError
-from simkube.trace.model import TrackedKind
-from simkube.trace.selectors import LabelSelector, parse_selector
+from simkube.trace import LabelSelector, TrackedKind, parse_selector
 from simkube.tracer.kinds import KindKey, parse_kind_key
 from simkube.tracer.units import parse_duration, parse_size
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 import msgpack
 
 from simkube.core.errors import ConfigError
-from simkube.trace import ObjectRef
-from simkube.trace.selectors import LabelSelector, parse_selector
+from simkube.trace import LabelSelector, ObjectRef, parse_selector
 from simkube.tracer.config import valid_namespace
 from simkube.tracer.kinds import parse_kind_key
 

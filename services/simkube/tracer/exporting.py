@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simkube.trace import (
+    Envelope,
     NativeWriter,
     ObjectRef,
     PodLifecycle,
@@ -29,9 +30,8 @@ from simkube.trace import (
     StateRecord,
     TraceEvent,
     TraceHeader,
+    TraceItem,
 )
-from simkube.trace.native_format import Envelope
-from simkube.trace.native_reader import TraceItem
 from simkube.tracer import segment_reading, segments
 from simkube.tracer.export_filters import ExportFilters
 from simkube.tracer.kinds import parse_kind_key

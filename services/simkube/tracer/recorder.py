@@ -14,8 +14,7 @@ import asyncio
 from dataclasses import dataclass
 
 from simkube.core.logs import get_logger
-from simkube.trace import ObjectRef
-from simkube.trace.model import KubeObject
+from simkube.trace import KubeObject, ObjectRef
 from simkube.tracer.config import KindConfig, SecretPolicy
 from simkube.tracer.lifecycles import LifecycleTracker
 from simkube.tracer.sanitising import sanitise

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from simkube.trace.model import KubeObject
+from simkube.trace import KubeObject
 from simkube.tracer.config import SecretPolicy
 
 DROPPED_METADATA = ("uid", "resourceVersion", "managedFields", "creationTimestamp",

@@ -15,9 +15,15 @@ from typing import IO, Any
 import msgpack
 
 from simkube.core.logs import get_logger
-from simkube.trace import NativeReader, ObjectRef, StateRecord, TraceEvent, TraceFormatError
-from simkube.trace.model import TraceHeader
-from simkube.trace.native_reader import TraceItem
+from simkube.trace import (
+    NativeReader,
+    ObjectRef,
+    StateRecord,
+    TraceEvent,
+    TraceFormatError,
+    TraceHeader,
+    TraceItem,
+)
 from simkube.tracer.segments import (
     FRAME,
     MAX_META_RECORD,

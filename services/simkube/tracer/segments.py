@@ -33,14 +33,15 @@ import msgpack
 
 from simkube.core.logs import get_logger
 from simkube.trace import (
+    DEFAULT_LIMITS,
+    EncodedBatch,
+    Envelope,
+    NativeWriter,
     ObjectRef,
     PodLifecycle,
     TraceEvent,
     TraceHeader,
 )
-from simkube.trace.limits import DEFAULT_LIMITS
-from simkube.trace.native_format import EncodedBatch, Envelope
-from simkube.trace.native_writer import NativeWriter
 
 log = get_logger(__name__)
 

@@ -22,8 +22,7 @@ from pathlib import Path
 import msgpack
 
 from simkube.core.logs import get_logger
-from simkube.trace import ObjectRef, TraceHeader
-from simkube.trace.model import KubeObject
+from simkube.trace import KubeObject, ObjectRef, TraceHeader
 from simkube.tracer import recovery, segments
 from simkube.tracer.config import Retention
 from simkube.tracer.recovery import Live

@@ -7,7 +7,7 @@ import pytest
 from simkube.driver.names import LIFECYCLE_OWNER, SIMULATION_LABEL, STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.podspecs import place, rewrite_template
-from simkube.trace.fields import At, FieldTypeError
+from simkube.trace.model.fields import At, FieldTypeError
 
 pytestmark = pytest.mark.unit
 AT = At("v1.Pod ns/p")

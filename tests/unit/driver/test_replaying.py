@@ -11,7 +11,7 @@ from simkube.driver.progress import FailureRecord, Operation, Progress
 from simkube.driver.replaying import Replayer, prefetched
 from simkube.driver.scanning import ReplayEvent, scan_trace
 from simkube.trace import Trace
-from simkube.trace.source import InMemorySource, TraceFormat
+from simkube.trace.model.source import InMemorySource, TraceFormat
 from tests.support.traces import build_trace, config_map
 
 pytestmark = pytest.mark.unit

@@ -9,7 +9,7 @@ from simkube.driver.names import FAKE_NODE_KEY, LIFECYCLE_OWNER, SIMULATION_LABE
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.trace import ObjectRef, TraceHeader
-from simkube.trace.fields import FieldTypeError
+from simkube.trace.model.fields import FieldTypeError
 
 pytestmark = pytest.mark.unit
 ROOT = RootRef(name="sim", uid="root-uid")

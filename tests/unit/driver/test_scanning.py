@@ -6,7 +6,7 @@ import pytest
 
 from simkube.driver.scanning import replay_events, scan_trace
 from simkube.trace import PodLifecycle, PodRun, TraceEvent, TraceFormatError, open_trace
-from simkube.trace.source import InMemorySource, TraceFormat
+from simkube.trace.model.source import InMemorySource, TraceFormat
 from tests.support.traces import START_MS, build_trace, config_map, write_native
 
 pytestmark = pytest.mark.unit

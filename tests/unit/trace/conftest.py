@@ -22,7 +22,7 @@ from simkube.trace import (
     TraceHeader,
     TrackedKind,
 )
-from simkube.trace.native_format import MAGIC, PREAMBLE, RECORD_LENGTH
+from simkube.trace.native.format import MAGIC, PREAMBLE, RECORD_LENGTH
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "simkube"
 SAMPLE_NAMES = ("cronjob.sktrace", "bare-pods.sktrace", "dsb-scaling.sktrace",

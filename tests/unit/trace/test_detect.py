@@ -6,7 +6,7 @@ import pytest
 
 from simkube.trace import TraceFormat, TraceFormatError
 from simkube.trace.detect import detect_format, format_for_path
-from simkube.trace.native_format import MAGIC
+from simkube.trace.native.format import MAGIC
 
 pytestmark = pytest.mark.unit
 

@@ -32,11 +32,11 @@ import pytest
 import zstandard
 
 from simkube.trace import TraceFormatError, open_trace_bytes, read_trace
-from simkube.trace.fixes import apply_fixes, choose_fixes
-from simkube.trace.info import summarise
-from simkube.trace.native_format import PREAMBLE
-from simkube.trace.source import load
-from simkube.trace.validate import validate
+from simkube.trace.model.source import load
+from simkube.trace.native.format import PREAMBLE
+from simkube.trace.tools.fixes import apply_fixes, choose_fixes
+from simkube.trace.tools.info import summarise
+from simkube.trace.tools.validate import validate
 from tests.unit.trace.conftest import SAMPLE_NAMES, SAMPLES, native_bytes, sample_trace
 from tests.unit.trace.fuzzing import (
     Family,

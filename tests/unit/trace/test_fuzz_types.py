@@ -41,9 +41,10 @@ from simkube.trace import (
     open_trace_bytes,
     read_trace,
 )
-from simkube.trace.convert import write_converted
-from simkube.trace.edit import apply_edits
-from simkube.trace.edit_steps import (
+from simkube.trace.model.source import TraceSource, load
+from simkube.trace.tools.convert import write_converted
+from simkube.trace.tools.edit import apply_edits
+from simkube.trace.tools.edit_steps import (
     NodeSelector,
     ScaleReplicas,
     ScaleResources,
@@ -52,11 +53,10 @@ from simkube.trace.edit_steps import (
     TimeWindow,
     Tolerations,
 )
-from simkube.trace.fixes import apply_fixes, choose_fixes
-from simkube.trace.info import summarise
-from simkube.trace.source import TraceSource, load
-from simkube.trace.stream import stream_of
-from simkube.trace.validate import validate
+from simkube.trace.tools.fixes import apply_fixes, choose_fixes
+from simkube.trace.tools.info import summarise
+from simkube.trace.tools.stream import stream_of
+from simkube.trace.tools.validate import validate
 from tests.unit.trace.conftest import SAMPLE_NAMES, SAMPLES, deployment, pod
 from tests.unit.trace.fuzzing import (
     Family,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from simkube.core.kubeapi import ApiError, Backoff, GoneError
-from simkube.trace.selectors import parse_selector
+from simkube.trace.model.selectors import parse_selector
 from simkube.tracer.config import KindConfig, SecretPolicy
 from simkube.tracer.discovery import Discovery
 from simkube.tracer.kinds import parse_kind_key
