@@ -49,6 +49,7 @@ class KindWatcher:
         self._page_size = page_size
         self._watch_seconds = watch_seconds
         self._crd_retry = crd_retry
+        # 0.5 s to 1 s after the first failure, ceilings doubling to 30 s, never under 0.5 s.
         self._backoff = backoff or Backoff(base=1.0, floor=0.5, cap=30.0)
 
     async def run(self) -> None:
