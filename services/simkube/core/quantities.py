@@ -24,6 +24,14 @@ _QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([a-zA-Z]*)
 _MEMORY_UNITS = ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki", "E", "P", "T", "G", "M", "k")
 
 
+def is_quantity(value: object) -> bool:
+    """Whether ``parse_quantity`` would accept ``value``; cheap, for checking many fields."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return False
+    found = _QUANTITY.match(str(value).strip())
+    return found is not None and found.group(2) in _SUFFIXES
+
+
 def parse_quantity(value: object) -> Decimal:
     """The quantity's value in base units (cores, bytes)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):

@@ -5,7 +5,13 @@ from decimal import Decimal
 import pytest
 
 from simkube.core.errors import ConfigError
-from simkube.core.quantities import format_cpu, format_memory, parse_quantity, scale_quantity
+from simkube.core.quantities import (
+    format_cpu,
+    format_memory,
+    is_quantity,
+    parse_quantity,
+    scale_quantity,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -42,3 +48,16 @@ def test_scale() -> None:
     assert scale_quantity("250m", 2, resource="cpu") == "500m"
     assert scale_quantity("512Mi", 0.5, resource="memory") == "256Mi"
     assert scale_quantity("1Gi", 1.5, resource="memory") == "1536Mi"
+
+
+@pytest.mark.parametrize("value", ["250m", "2", 2, 1.5, "512Mi", "1e3", " 1Gi "])
+def test_is_quantity_accepts_what_parse_quantity_parses(value: object) -> None:
+    assert is_quantity(value)
+    parse_quantity(value)
+
+
+@pytest.mark.parametrize("value", [None, True, [[80]], {"a": 1}, "lots", "1Qi", ""])
+def test_is_quantity_refuses_what_parse_quantity_refuses(value: object) -> None:
+    assert not is_quantity(value)
+    with pytest.raises(ConfigError):
+        parse_quantity(value)

@@ -12,7 +12,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from simkube.trace.model.fields import At, map_items
+from simkube.trace.model.fields import (
+    At,
+    field_optional_map,
+    field_quantities,
+    field_strings,
+    map_items,
+)
 from simkube.trace.model.types import KubeObject, ObjectRef, TraceHeader
 
 DEFAULT_TEMPLATE_PATHS: dict[str, str] = {
@@ -37,10 +43,11 @@ class PodSpecSite:
     path: str
     spec: dict[str, Any]
     owner: str = ""
+    place: At | None = None  # the same place as ``owner`` and ``path``, when already known
 
     @property
     def at(self) -> At:
-        return At(self.owner, self.path)
+        return self.place if self.place is not None else At(self.owner, self.path)
 
 
 def resolve_pointer(document: Any, pointer: str, at: At | None = None) -> Any:
@@ -84,25 +91,29 @@ def template_paths(header: TraceHeader, kind_key: str) -> tuple[str, ...]:
     return () if default is None else (default,)
 
 
-def pod_templates(obj: KubeObject, paths: tuple[str, ...]) -> Iterator[tuple[At, dict[str, Any]]]:
-    """Every pod template (a map) at ``paths``, with its place; a non-map raises."""
-    owner = At(str(ObjectRef.of(obj)))
+def pod_templates(obj: KubeObject, paths: tuple[str, ...], *, owner: str | None = None,
+                  ) -> Iterator[tuple[At, dict[str, Any]]]:
+    """Every pod template (a map) at ``paths``, with its place; a non-map raises.
+    ``owner``: the object's name as ``str(ObjectRef.of(obj))`` gives it, if known."""
+    root = At(str(ObjectRef.of(obj)) if owner is None else owner)
     for pointer in paths:
-        at = owner
+        at = root
         for part in dotted(pointer).split(".") if pointer else ():
             at = at / part
-        template = at.map(resolve_pointer(obj, pointer, owner))
+        template = at.map(resolve_pointer(obj, pointer, root))
         if template is not None:
             yield at, template
 
 
-def pod_specs(obj: KubeObject, paths: tuple[str, ...]) -> Iterator[PodSpecSite]:
+def pod_specs(obj: KubeObject, paths: tuple[str, ...], *, owner: str | None = None,
+              ) -> Iterator[PodSpecSite]:
     """Every pod spec found at ``paths``; a template or spec of the wrong type raises
     ``FieldTypeError`` naming the object and the field."""
-    for at, template in pod_templates(obj, paths):
-        spec = (at / "spec").map(template.get("spec"))
+    for at, template in pod_templates(obj, paths, owner=owner):
+        place = at / "spec"
+        spec = place.map(template.get("spec"))
         if spec is not None:
-            yield PodSpecSite((at / "spec").path, spec, at.owner)
+            yield PodSpecSite(place.path, spec, at.owner, place)
 
 
 def containers(spec: dict[str, Any], at: At | None = None,
@@ -115,15 +126,16 @@ def containers(spec: dict[str, Any], at: At | None = None,
             yield key, index, container
 
 
-def check_pod_spec(site: PodSpecSite) -> None:
-    """Read every field of a pod spec that the tools or the driver interpret beyond its
-    containers' lists (placement, resources), as they read it; the first wrong type raises."""
-    (site.at / "nodeSelector").strings(site.spec.get("nodeSelector"))
+def check_placement(site: PodSpecSite) -> None:
+    """Read a pod spec's placement (node selector, tolerations) as ``edit`` and the driver
+    do; a wrong type raises."""
+    field_strings(site.spec, "nodeSelector", site.at)
     map_items(site.spec, "tolerations", site.at)
-    for key, index, container in containers(site.spec, site.at):
-        at = site.at / key / index / "resources"
-        resources = at.map(container.get("resources")) or {}
+
+
+def check_resources(container: dict[str, Any], at: At) -> None:
+    """Read a container's requests and limits as ``edit`` does; a wrong type raises."""
+    resources = field_optional_map(container, "resources", at)
+    if resources:
         for section in RESOURCE_SECTIONS:
-            amounts = (at / section).map(resources.get(section)) or {}
-            for resource, amount in amounts.items():
-                (at / section / resource).quantity(amount)
+            field_quantities(resources, section, at / "resources")

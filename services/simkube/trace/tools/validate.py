@@ -11,12 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from simkube.trace.model.fields import At, FieldTypeError, json_kind
+from simkube.trace.model.fields import (
+    At,
+    FieldTypeError,
+    field_integer,
+    field_optional_map,
+    field_strings,
+    json_kind,
+    map_items,
+)
 from simkube.trace.model.pod_edits import PortKey, port_key, wrong_port_fields
 from simkube.trace.model.pod_specs import (
+    CONTAINER_LISTS,
     DEFAULT_TEMPLATE_PATHS,
-    check_pod_spec,
-    containers,
+    check_placement,
+    check_resources,
     pod_specs,
     pod_templates,
     template_paths,
@@ -88,22 +97,24 @@ def _check_object(obj: KubeObject, header: TraceHeader, seen: _Seen, *,
 
 def _check_pod_specs(obj: KubeObject, ref: ObjectRef, header: TraceHeader, seen: _Seen, *,
                      event: int | None) -> None:
-    """What the driver reads (and rewrites) of an object, read as it would read it."""
+    """What the driver and ``edit`` read of an object, read as they read it."""
     paths = template_paths(header, ref.kind_key)
-    for at, template in [(At(str(ref)), obj), *pod_templates(obj, paths)]:
-        metadata = (at / "metadata").map(template.get("metadata")) or {}
+    owner = At(str(ref))
+    field_integer(field_optional_map(obj, "spec", owner) or {}, "replicas", owner / "spec")
+    for at, template in [(owner, obj), *pod_templates(obj, paths, owner=owner.owner)]:
+        metadata = field_optional_map(template, "metadata", at) or {}
         for key in ("labels", "annotations"):
-            (at / "metadata" / key).strings(metadata.get(key))
-    spec = (At(str(ref)) / "spec").map(obj.get("spec")) or {}
-    (At(str(ref)) / "spec" / "replicas").integer(spec.get("replicas"))
-    for site in pod_specs(obj, paths):
+            field_strings(metadata, key, at / "metadata")
+    for site in pod_specs(obj, paths, owner=owner.owner):
         seen.kinds_resolved.add(ref.kind_key)
-        check_pod_spec(site)
-        for key, index, container in containers(site.spec, site.at):
-            _check_ports(container, f"{site.path}.{key}[{index}]", ref, seen, event)
+        check_placement(site)
+        for key in CONTAINER_LISTS:
+            for index, (place, container) in enumerate(map_items(site.spec, key, site.at)):
+                check_resources(container, place)
+                _check_ports(container, f"{site.path}.{key}[{index}]", ref, seen, event)
         for reference in pod_references(site):
             if reference.name not in BUILT_IN.get(reference.kind, ()):
-                seen.references.setdefault((str(ref), reference.path),
+                seen.references.setdefault((owner.owner, reference.path),
                                            (reference, ref, event, site.spec))
 
 
