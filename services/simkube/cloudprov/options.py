@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from simkube.cloudprov.fields import Section
+from simkube.core.simtime import TimeScale
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 
 
@@ -47,9 +48,11 @@ class Overrides:
         divided by the run's ``speed``."""
         options = pb.NodeGroupAutoscalingOptions()
         options.CopyFrom(defaults)
+        scale = TimeScale(speed)
         for option, value in self.values.items():
             if isinstance(value, timedelta):
-                getattr(options, DURATIONS[option]).FromTimedelta(value / speed)
+                getattr(options, DURATIONS[option]).FromTimedelta(
+                    timedelta(seconds=scale.to_wall(value.total_seconds())))
             else:
                 setattr(options, option.value, value)
         return options

@@ -1,10 +1,12 @@
 """The replay's clock: trace time mapped onto the monotonic clock, with pauses.
 
 An event at trace offset ``o`` (ms after the trace's start) is due at
-``t0 + paused + o / speed`` seconds of ``time.monotonic()``. Deadlines are absolute, so a slow
-apply never pushes later events back (the lag is measured, not accumulated), and wall-clock
-jumps (NTP, suspend) do not disturb a replay. Pausing stops trace time; resuming adds the
-pause to ``paused``, which shifts the whole remaining schedule by exactly that much.
+``t0 + paused + o / speed`` seconds of ``time.monotonic()``, the division being
+``core.simtime.TimeScale``'s (the one conversion between trace and wall time). Deadlines are
+absolute, so a slow apply never pushes later events back (the lag is measured, not
+accumulated), and wall-clock jumps (NTP, suspend) do not disturb a replay. Pausing stops trace
+time; resuming adds the pause to ``paused``, which shifts the whole remaining schedule by
+exactly that much.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ import contextlib
 import time
 from collections.abc import Callable
 
+from simkube.core.simtime import TimeScale
 from simkube.driver.signals import Signal
 
 
 class ReplayClock:
     def __init__(self, *, speed: float, now: Callable[[], float] = time.monotonic) -> None:
-        self.speed = speed
+        self.scale = TimeScale(speed)
         self._now = now
         self._t0: float | None = None
         self._paused_total = 0.0
@@ -28,6 +31,10 @@ class ReplayClock:
 
     def start(self) -> None:
         self._t0 = self._now()
+
+    @property
+    def speed(self) -> float:
+        return self.scale.speed
 
     @property
     def started(self) -> bool:
@@ -50,13 +57,14 @@ class ReplayClock:
 
     def due(self, offset_ms: float) -> float:
         """When an event at ``offset_ms`` is due (valid until the next pause)."""
-        return self.t0 + self._paused_total + offset_ms / 1000.0 / self.speed
+        return self.t0 + self._paused_total + self.scale.to_wall(offset_ms / 1000.0)
 
     def trace_offset_ms(self) -> float:
         """Where in the trace the clock stands now."""
         if self._t0 is None:
             return 0.0
-        return max(0.0, (self._now() - self._t0 - self.paused_seconds()) * 1000.0 * self.speed)
+        running_s = self._now() - self._t0 - self.paused_seconds()
+        return max(0.0, self.scale.to_trace(running_s) * 1000.0)
 
     def pause(self) -> bool:
         if self._paused_at is not None:

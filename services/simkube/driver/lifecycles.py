@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from simkube.core.durations import go_duration
+from simkube.core.simtime import TimeScale
 from simkube.driver.names import POD_LIFETIME, POD_LIFETIME_MAX
 from simkube.trace import PodLifecycle, PodRun
 
@@ -56,7 +57,7 @@ class LifetimePlan:
                 continue
             key = owner_key(lifecycle.owner_kind, lifecycle.owner)
             self._runs[key] = self._runs.get(key, ()) + lifecycle.runs
-        self._speed = speed
+        self._scale = TimeScale(speed)
         self._jitter_ms = jitter_ms
         self._launched: Counter[str] = Counter()
 
@@ -68,7 +69,7 @@ class LifetimePlan:
     def recorded_lifetime_ms(self, run: PodRun) -> int | None:
         if run.end_ms is None:
             return None
-        return max(0, round((run.end_ms - run.start_ms) / self._speed))
+        return max(0, round(self._scale.to_wall(run.end_ms - run.start_ms)))
 
     def assign(self, owner: str, *, job_owned: bool) -> Assignment:
         """The next launch of ``owner``: its lifetime and the annotations that tell KWOK."""

@@ -36,6 +36,7 @@ from simkube.core.durations import go_duration
 from simkube.core.errors import ConfigError
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 from simkube.core.quantities import format_cpu, format_memory, parse_quantity
+from simkube.core.simtime import TimeScale
 from simkube.env.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 NODEPOOL_API = "karpenter.sh/v1"
@@ -172,7 +173,7 @@ def node_pool(plan: PoolPlan, *, disruption: Disruption, speed: float = 1.0) -> 
                         "labels": {NODE_TYPE_LABEL: NODE_TYPE_VALUE},
                         "annotations": {  # KWOK's stage reads Go durations
                             READY_AFTER_ANNOTATION: go_duration(
-                                plan.ready_after_s * 1000 / speed)}},
+                                TimeScale(speed).to_wall(plan.ready_after_s * 1000))}},
                     "spec": {
                         "nodeClassRef": {"group": NODECLASS_GROUP,
                                          "kind": "KWOKNodeClass", "name": plan.name},
@@ -191,7 +192,7 @@ def node_pool(plan: PoolPlan, *, disruption: Disruption, speed: float = 1.0) -> 
 def _wall(trace_s: float, speed: float) -> str:
     """A trace-time duration at ``speed`` the way Karpenter's CRDs accept it: whole seconds
     (``^([0-9]+(s|m|h))+$``), so under half a second is ``0s``, at once."""
-    return f"{round(trace_s / speed)}s"
+    return f"{round(TimeScale(speed).to_wall(trace_s))}s"
 
 
 def manifests(config: CloudConfig, *, disruption: Disruption,

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from simkube.core.durations import DurationError, parse_duration
+from simkube.core.simtime import TimeScale
 from simkube.driver.names import STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.results.model import PodRow
 
@@ -167,10 +168,11 @@ class PodTracker:
         """Live pods bound to a node that have not started ``grace_s`` trace seconds (plus
         their own startup delay) after binding; each is returned, and flagged, once."""
         found = []
+        scale = TimeScale(speed)
         for pod in self._pods.values():
             if (pod.live and not pod.started and not pod.unstarted and pod.node
                     and pod.scheduled is not None
-                    and trace_s - pod.scheduled > grace_s + pod.allowance_s * speed):
+                    and trace_s - pod.scheduled > grace_s + scale.to_trace(pod.allowance_s)):
                 pod.unstarted = True
                 found.append(pod)
         return found

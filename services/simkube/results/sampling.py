@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
+from simkube.core.simtime import TimeScale
 from simkube.results.integrate import cost_of, step_node_hours
 from simkube.results.model import STATIC_GROUP, ScalingRow, TimelineRow
 
@@ -29,7 +30,7 @@ class RunClock:
                  now: Callable[[], datetime] = utc_now) -> None:
         self.started_at = started_at
         self._trace_clock = trace_clock
-        self._speed = speed
+        self._scale = TimeScale(speed)
         self._monotonic = monotonic
         self._now = now
         self._wall_base = max((now() - started_at).total_seconds(), 0.0)
@@ -45,7 +46,7 @@ class RunClock:
 
     def trace_at(self, when: datetime) -> float:
         """The trace time of a past API timestamp, assuming replay ran at ``speed`` since."""
-        return self.trace_s() - (self._now() - when).total_seconds() * self._speed
+        return self.trace_s() - self._scale.to_trace((self._now() - when).total_seconds())
 
 
 class Sampler:
