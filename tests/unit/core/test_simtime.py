@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 import pytest
 
@@ -154,3 +156,22 @@ def test_environment_defaults_fill_only_what_the_simulation_leaves_unset() -> No
     assert own.trace_ms(CONSOLIDATE) == 60_000
     assert TimerSettings().trace_ms(CONSOLIDATE) == 0  # no environment: Karpenter's own
     assert [t.key for t in CATALOGUE if t.from_environment] == [CONSOLIDATE.key]
+
+
+def test_no_module_but_simtime_scales_by_the_speed_itself() -> None:
+    """One notion of time: a ``* speed`` or ``/ speed`` anywhere else is a second conversion
+    that can drift from this one (rounding, floors), so every caller goes through TimeScale."""
+    package = Path(simtime.__file__).parents[1]
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "simtime.py" or "gen" in path.relative_to(package).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div):
+                for side in (node.left, node.right):
+                    name = (side.id if isinstance(side, ast.Name) else
+                            side.attr if isinstance(side, ast.Attribute) else "")
+                    if "speed" in name:
+                        found.append(f"{path.relative_to(package)}:{node.lineno} "
+                                     f"{ast.unparse(node)}")
+    assert found == []
