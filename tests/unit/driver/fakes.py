@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from aiohttp import web
 
 from simkube.core.kubeapi import ApiError, KubeClient
 
@@ -20,18 +17,6 @@ CORE = {"resources": [
     {"name": "namespaces", "kind": "Namespace", "namespaced": False},
     {"name": "nodes", "kind": "Node", "namespaced": False},
     {"name": "pods", "kind": "Pod", "namespaced": True}]}
-
-
-@contextlib.asynccontextmanager
-async def serving(app: web.Application) -> AsyncIterator[str]:
-    """Serve ``app`` on a free loopback port; yields its base URL."""
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
 
 
 @dataclass

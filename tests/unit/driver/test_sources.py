@@ -13,8 +13,8 @@ from simkube.driver import sources
 from simkube.driver.errors import DriverInputError, TraceNotFoundError, UnavailableError
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
 from simkube.trace import TraceFormatError
+from tests.support.serving import serving
 from tests.support.traces import build_trace, config_map, write_native
-from tests.unit.driver.fakes import serving
 
 pytestmark = pytest.mark.unit
 DATA = Path(__file__).resolve().parents[2] / "data" / "simkube"

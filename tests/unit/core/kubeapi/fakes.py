@@ -1,6 +1,6 @@
-"""Stand-ins for the API server: a real HTTP server for the client, a scripted one for the rest.
+"""A scripted stand-in for the API server (the client itself is tested over real HTTP with
+``tests.support.serving``).
 
-``serving`` runs an aiohttp app on a loopback port, so the client is tested over real HTTP.
 ``ScriptedKube`` has ``KubeClient``'s ``request`` and ``watch`` without a network: lists are
 served in pages of what it holds, each watch plays the next script (events, or an
 ``ApiError`` to raise), and every call is recorded.
@@ -9,28 +9,13 @@ served in pages of what it holds, each watch plays the next script (events, or a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import web
-
 from simkube.core.kubeapi import ApiError, KubeClient
 
 Object = dict[str, Any]
-
-
-@contextlib.asynccontextmanager
-async def serving(app: web.Application) -> AsyncIterator[str]:
-    """Serve ``app`` on a free loopback port; yields its base URL."""
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
 
 
 def event(kind: str, name: str, version: str) -> Object:

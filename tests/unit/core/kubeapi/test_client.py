@@ -11,7 +11,7 @@ from kubernetes_asyncio import client
 
 from simkube.core.errors import ConfigError
 from simkube.core.kubeapi import APPLY_PATCH, ApiError, ContentType, GoneError, KubeClient
-from tests.unit.core.kubeapi.fakes import serving
+from tests.support.serving import serving
 
 pytestmark = pytest.mark.unit
 
