@@ -36,6 +36,16 @@ def test_overrides_replace_only_what_they_name() -> None:
     assert answer.scaleDownGpuUtilizationThreshold == pytest.approx(0.5)
 
 
+
+def test_override_durations_are_trace_time_divided_by_the_speed() -> None:
+    overrides = parse_overrides({"scaleDownUnneededDuration": "2m",
+                                 "scaleDownUtilizationThreshold": 0.3}, owner="g")
+    answer = overrides.apply(defaults(), speed=20)
+    assert answer.scaleDownUnneededDuration.ToTimedelta() == timedelta(seconds=6)
+    assert answer.scaleDownUtilizationThreshold == pytest.approx(0.3)  # not a time: as given
+    # CA's own defaults are already wall time (its flags are scaled when it restarts).
+    assert answer.scaleDownUnreadyDuration.ToTimedelta() == timedelta(minutes=20)
+
 def test_no_overrides_echo_the_defaults() -> None:
     assert parse_overrides({}, owner="g").apply(defaults()) == defaults()
 
