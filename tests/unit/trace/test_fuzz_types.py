@@ -67,7 +67,7 @@ from tests.unit.trace.fuzzing import (
 )
 
 pytestmark = pytest.mark.unit
-INPUTS_PER_SEED = 100  # each input runs a dozen commands: about 2 s a seed here
+INPUTS_PER_SEED = 100  # each input runs a dozen commands: about 1 s a seed here
 CLI_SHARE = 0.05  # inputs also run through skctl's commands (slower, and what users see)
 CORPUS = (1, 2, 3, 4, 5, 6, 7, 8)
 REGRESSIONS: dict[int, Regression] = {}
