@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from simkube.cloudprov.fields import Section
-from simkube.core.simtime import TimeScale
+from simkube.core.simtime import REAL_TIME, TimeScale
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 
 
@@ -43,12 +43,11 @@ class Overrides:
     values: dict[Option, float | bool | timedelta]
 
     def apply(self, defaults: pb.NodeGroupAutoscalingOptions, *,
-              speed: float = 1.0) -> pb.NodeGroupAutoscalingOptions:
+              scale: TimeScale = REAL_TIME) -> pb.NodeGroupAutoscalingOptions:
         """CA's ``defaults`` (already wall time) with the overrides, durations (trace time)
-        divided by the run's ``speed``."""
+        converted to wall time at the run's ``scale``."""
         options = pb.NodeGroupAutoscalingOptions()
         options.CopyFrom(defaults)
-        scale = TimeScale(speed)
         for option, value in self.values.items():
             if isinstance(value, timedelta):
                 getattr(options, DURATIONS[option]).FromTimedelta(

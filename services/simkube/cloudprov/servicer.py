@@ -224,4 +224,4 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
                                 f"node group {group.id!r} overrides no options; CA's own apply")
         return pb.NodeGroupAutoscalingOptionsResponse(
             nodeGroupAutoscalingOptions=group.overrides.apply(
-                request.defaults, speed=self._timescale.scale.speed))
+                request.defaults, scale=self._timescale.scale))

@@ -54,6 +54,8 @@ class TimeScale:
                            effective_ms=round(wall_ms * self.speed))
 
 
+REAL_TIME = TimeScale(1.0)  # a ground-truth run, or no Simulation running
+
 @dataclass(frozen=True, kw_only=True)
 class ScaledTimer:
     timer: Timer

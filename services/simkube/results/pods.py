@@ -164,11 +164,10 @@ class PodTracker:
         key = (str(metadata.get("namespace")), str(metadata.get("name")))
         return self._unfinished.pop(key, None)
 
-    def overdue(self, *, trace_s: float, grace_s: float, speed: float) -> list[PodState]:
+    def overdue(self, *, trace_s: float, grace_s: float, scale: TimeScale) -> list[PodState]:
         """Live pods bound to a node that have not started ``grace_s`` trace seconds (plus
         their own startup delay) after binding; each is returned, and flagged, once."""
         found = []
-        scale = TimeScale(speed)
         for pod in self._pods.values():
             if (pod.live and not pod.started and not pod.unstarted and pod.node
                     and pod.scheduled is not None

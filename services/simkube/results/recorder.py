@@ -23,6 +23,7 @@ from typing import Any
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
+from simkube.core.simtime import TimeScale
 from simkube.results import files, reading, starting
 from simkube.results.model import ResultsError, RunSummary, ScalingRow, TimelineRow
 from simkube.results.observing import Observer
@@ -59,7 +60,7 @@ class Recorder:
         self._prefix = namespace_prefix
         self._prices = {str(g): float(p) for g, p in groups.items()}
         self._trace_clock = trace_clock
-        self._speed = float(speed)
+        self._scale = TimeScale(speed)
         self._interval = interval
         self._checkpoint = checkpoint
         self._start_grace_s = start_grace_s
@@ -84,7 +85,7 @@ class Recorder:
                 return
             await asyncio.to_thread(self.run_dir.mkdir, parents=True, exist_ok=True)
             previous, started_at = await asyncio.to_thread(self._resume)
-            self._clock = RunClock(trace_clock=self._trace_clock, speed=self._speed,
+            self._clock = RunClock(trace_clock=self._trace_clock, scale=self._scale,
                                    started_at=started_at,
                                    trace_floor=previous[-1].trace_s if previous else 0.0,
                                    monotonic=self._monotonic, now=self._now)
@@ -200,7 +201,7 @@ class Recorder:
     def _check_started(self) -> None:
         """Flag and nudge pods bound to a node that have not started (results/starting.py)."""
         for pod in self._observed.pods.overdue(trace_s=self._clock.trace_s(),
-                                      grace_s=self._start_grace_s, speed=self._speed):
+                                      grace_s=self._start_grace_s, scale=self._scale):
             task = asyncio.create_task(starting.nudge(
                 self._kube, pod, when=rfc3339(self._now()), grace_s=self._start_grace_s))
             self._nudges.add(task)
@@ -214,7 +215,7 @@ class Recorder:
         summary = run_summary(
             simulation=self._simulation, run=self._run,
             started_at=rfc3339(self._clock.started_at),
-            finished_at=rfc3339(self._now()) if final else None, speed=self._speed,
+            finished_at=rfc3339(self._now()) if final else None, speed=self._scale.speed,
             prices=self._prices, timeline=self._timeline.rows, scaling=self._scaling,
             pods=pods, driver=driver, state=state, timers=self._timers,
             instance_types=nodes.instance_types(), node_pools=nodes.node_pools(),

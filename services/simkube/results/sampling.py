@@ -24,13 +24,13 @@ def utc_now() -> datetime:
 
 
 class RunClock:
-    def __init__(self, *, trace_clock: Callable[[], float], speed: float,
+    def __init__(self, *, trace_clock: Callable[[], float], scale: TimeScale,
                  started_at: datetime, trace_floor: float = 0.0,
                  monotonic: Callable[[], float] = time.monotonic,
                  now: Callable[[], datetime] = utc_now) -> None:
         self.started_at = started_at
         self._trace_clock = trace_clock
-        self._scale = TimeScale(speed)
+        self._scale = scale
         self._monotonic = monotonic
         self._now = now
         self._wall_base = max((now() - started_at).total_seconds(), 0.0)
@@ -45,7 +45,7 @@ class RunClock:
         return self._trace
 
     def trace_at(self, when: datetime) -> float:
-        """The trace time of a past API timestamp, assuming replay ran at ``speed`` since."""
+        """The trace time of a past API timestamp, assuming replay ran at ``scale`` since."""
         return self.trace_s() - self._scale.to_trace((self._now() - when).total_seconds())
 
 

@@ -7,6 +7,7 @@ from google.protobuf.duration_pb2 import Duration
 
 from simkube.cloudprov.options import parse_overrides
 from simkube.core.errors import ConfigError
+from simkube.core.simtime import TimeScale
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 
 pytestmark = pytest.mark.unit
@@ -40,7 +41,7 @@ def test_overrides_replace_only_what_they_name() -> None:
 def test_override_durations_are_trace_time_divided_by_the_speed() -> None:
     overrides = parse_overrides({"scaleDownUnneededDuration": "2m",
                                  "scaleDownUtilizationThreshold": 0.3}, owner="g")
-    answer = overrides.apply(defaults(), speed=20)
+    answer = overrides.apply(defaults(), scale=TimeScale(20))
     assert answer.scaleDownUnneededDuration.ToTimedelta() == timedelta(seconds=6)
     assert answer.scaleDownUtilizationThreshold == pytest.approx(0.3)  # not a time: as given
     # CA's own defaults are already wall time (its flags are scaled when it restarts).

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from simkube.core.simtime import TimeScale
 from simkube.results.integrate import node_hours, percentile
 from simkube.results.model import PodRow, ScalingRow
 from simkube.results.sampling import RunClock, Sampler
@@ -103,7 +104,7 @@ def test_run_clock_continues_wall_time_and_converts_timestamps() -> None:
     started = datetime(2026, 1, 1, tzinfo=UTC)
     mono = [1000.0]
     trace = [50.0]
-    clock = RunClock(trace_clock=lambda: trace[0], speed=10, started_at=started,
+    clock = RunClock(trace_clock=lambda: trace[0], scale=TimeScale(10), started_at=started,
                      trace_floor=70.0, monotonic=lambda: mono[0],
                      now=lambda: started + timedelta(seconds=30))
     assert clock.wall_s() == 30.0  # a restart 30 s into the run

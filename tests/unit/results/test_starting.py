@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from simkube.core.simtime import TimeScale
 from simkube.report.loading import RunData
 from simkube.report.metrics import headlines, metric_rows
 from simkube.results import files, reading
@@ -33,16 +34,16 @@ def tracker() -> PodTracker:
 
 def test_only_bound_pods_past_the_grace_and_their_own_delay_are_flagged_once() -> None:
     pods = tracker()
-    assert pods.overdue(trace_s=39, grace_s=30, speed=10) == []
-    assert [p.name for p in pods.overdue(trace_s=41, grace_s=30, speed=10)] == ["stuck"]
-    assert pods.overdue(trace_s=80, grace_s=30, speed=10) == []  # flagged once
+    assert pods.overdue(trace_s=39, grace_s=30, scale=TimeScale(10)) == []
+    assert [p.name for p in pods.overdue(trace_s=41, grace_s=30, scale=TimeScale(10))] == ["stuck"]
+    assert pods.overdue(trace_s=80, grace_s=30, scale=TimeScale(10)) == []  # flagged once
     # 6 wall seconds of startup delay at speed 10 are 60 trace seconds more.
-    assert [p.name for p in pods.overdue(trace_s=101, grace_s=30, speed=10)] == ["slow"]
+    assert [p.name for p in pods.overdue(trace_s=101, grace_s=30, scale=TimeScale(10))] == ["slow"]
 
 
 def test_a_flagged_pod_stays_counted_after_it_starts_and_the_summary_names_it() -> None:
     pods = tracker()
-    pods.overdue(trace_s=41, grace_s=30, speed=1)
+    pods.overdue(trace_s=41, grace_s=30, scale=TimeScale(1))
     pods.observe(pod("stuck", node_name="n1", phase="Running"), trace_s=50)
     rows = pods.rows()
     assert [r.name for r in rows if r.bound_unstarted] == ["stuck"]
