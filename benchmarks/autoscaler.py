@@ -37,8 +37,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.env import health, state
-from simkube.env.autoscaler import resolve
-from simkube.env.components import Layout
+from simkube.env.autoscalers.cluster_autoscaler import resolve
+from simkube.env.controlplane.components import Layout
 from simkube.env.paths import env_dir
 
 GROUPS = 5

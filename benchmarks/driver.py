@@ -32,7 +32,7 @@ from simkube.driver.options import DEFAULT_CONCURRENCY, build_options
 from simkube.driver.registry import launch
 from simkube.driver.simulation import Simulation
 from simkube.env import lifecycle
-from simkube.env.components import Layout
+from simkube.env.controlplane.components import Layout
 from simkube.env.paths import env_dir
 from simkube.trace import InMemorySource, Trace, TraceEvent, TraceFormat
 

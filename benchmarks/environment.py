@@ -20,11 +20,12 @@ from typing import Any
 
 import httpx
 
-from simkube.env import health, lifecycle, nodes
-from simkube.env.cache import binary_path
-from simkube.env.catalog import Binary
-from simkube.env.components import Layout
+from simkube.env import health, lifecycle
+from simkube.env.controlplane import nodes
+from simkube.env.controlplane.components import Layout
 from simkube.env.paths import env_dir
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 
 START_RUNS = 5
 NODE_COUNT = 1_000

@@ -39,9 +39,9 @@ from simkube.cloudprov.config import load_file
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.logs import configure_logging
 from simkube.env import retiming
-from simkube.env.autoscaler import NAME as AUTOSCALER
-from simkube.env.autoscaler import resolve
-from simkube.env.services import DEFAULT_NODE_GROUPS
+from simkube.env.autoscalers.cluster_autoscaler import NAME as AUTOSCALER
+from simkube.env.autoscalers.cluster_autoscaler import resolve
+from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 from simkube.results import load_run
 
 console = Console(stderr=True, soft_wrap=True)

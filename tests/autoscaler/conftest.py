@@ -22,7 +22,7 @@ import yaml
 from kubernetes_asyncio import client, config
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.env.autoscaler import resolve
+from simkube.env.autoscalers.cluster_autoscaler import resolve
 from tests.conftest import skctl
 from tests.support.kube import FAKE_TOLERATION
 

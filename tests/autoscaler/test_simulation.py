@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from simkube.env.services import DEFAULT_NODE_GROUPS
+from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 from simkube.results import load_run
 from simkube.results.model import ScalingRow
 from tests.autoscaler.conftest import FAST_SCALE_DOWN, Sampler, connect

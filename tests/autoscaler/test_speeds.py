@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from simkube.env.services import DEFAULT_NODE_GROUPS
+from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 from simkube.report import curve_difference
 from simkube.results import load_run
 from tests.conftest import skctl

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from simkube.env.cache import binary_path
-from simkube.env.catalog import Binary
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 from tests.conftest import SimEnv, skctl
 
 pytestmark = pytest.mark.e2e

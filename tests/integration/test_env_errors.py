@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from simkube.env.cache import MANIFEST, entry_dir
-from simkube.env.catalog import ETCD
+from simkube.env.toolchain.cache import MANIFEST, entry_dir
+from simkube.env.toolchain.catalog import ETCD
 from tests.conftest import skctl
 
 pytestmark = pytest.mark.integration

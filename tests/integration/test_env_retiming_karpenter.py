@@ -22,7 +22,7 @@ from simkube.core.durations import parse_duration
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import TimerSettings
 from simkube.env import retiming
-from simkube.env.karpenter_catalog import pool_plans
+from simkube.env.autoscalers.karpenter_catalog import pool_plans
 from simkube.env.paths import env_dir
 from tests.conftest import skctl
 

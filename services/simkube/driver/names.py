@@ -1,7 +1,8 @@
 """The names the driver writes into the cluster, shared with KWOK's stages and sk-ctrl.
 
-They are a contract: ``services/simkube/env/kwok-stages.yaml`` (and deploy/kwok/) select pods
-by these annotations, and the SimulationRoot CRD (deploy/crds/) defines the group and kind.
+They are a contract: ``services/simkube/env/controlplane/kwok-stages.yaml`` (and deploy/kwok/)
+select pods by these annotations, and the SimulationRoot CRD (deploy/crds/) defines the group
+and kind.
 """
 
 from __future__ import annotations

@@ -16,27 +16,28 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError, SimkubeError
-from simkube.env import (
-    autoscaler,
-    karpenter,
-    nodes,
-    ports,
-    processes,
-    service_startup,
-    startup,
-    state,
+from simkube.env import ports, processes, service_startup, state
+from simkube.env.autoscalers import cluster_autoscaler as autoscaler
+from simkube.env.autoscalers import karpenter
+from simkube.env.autoscalers.karpenter_catalog import Disruption
+from simkube.env.autoscalers.kinds import AutoscalerKind
+from simkube.env.controlplane import nodes, startup
+from simkube.env.controlplane.certs import (
+    ADMIN,
+    CONTROLLER_MANAGER,
+    KWOK,
+    SCHEDULER,
+    Identity,
+    generate_pki,
 )
-from simkube.env.cache import binary_path
-from simkube.env.catalog import Binary
-from simkube.env.certs import ADMIN, CONTROLLER_MANAGER, KWOK, SCHEDULER, Identity, generate_pki
-from simkube.env.components import Layout, Ports, control_plane
-from simkube.env.karpenter_catalog import Disruption
-from simkube.env.kubeconfig import write_kubeconfig
+from simkube.env.controlplane.components import Layout, Ports, control_plane
+from simkube.env.controlplane.kubeconfig import write_kubeconfig
+from simkube.env.controlplane.schedconfig import load_user_config, write_scheduler_config
 from simkube.env.paths import env_dir, known_env_names, state_dir
-from simkube.env.schedconfig import load_user_config, write_scheduler_config
-from simkube.env.services import AutoscalerKind
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 
-STAGES = Path(__file__).resolve().parent / "kwok-stages.yaml"
+STAGES = Path(__file__).resolve().parent / "controlplane" / "kwok-stages.yaml"
 # KWOK plays 4 pod stages at a time by default, which caps a replay at well under 100 pods a
 # second; its API client is not rate limited, so more workers is all it takes.
 KWOK_OPTIONS = """apiVersion: config.kwok.x-k8s.io/v1alpha1

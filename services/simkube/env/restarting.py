@@ -16,10 +16,10 @@ from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.env import health, processes, state
-from simkube.env.karpenter import NAME as KARPENTER
-from simkube.env.karpenter_instances import recover_instances
+from simkube.env.autoscalers.karpenter import NAME as KARPENTER
+from simkube.env.autoscalers.karpenter_instances import recover_instances
+from simkube.env.controlplane.startup import last_lines
 from simkube.env.lifecycle import running
-from simkube.env.startup import last_lines
 
 HEALTH_TIMEOUT = 90.0
 

@@ -28,11 +28,11 @@ from simkube.core.logs import get_logger
 from simkube.core.simtime import TimerPlan, TimerSettings, with_flags
 from simkube.core.timers import NEVER, Component
 from simkube.env import state
-from simkube.env.autoscaler import NAME as AUTOSCALER
-from simkube.env.components import Component as Process
-from simkube.env.karpenter import NAME as KARPENTER
-from simkube.env.karpenter import apply_pools
-from simkube.env.karpenter_catalog import Disruption
+from simkube.env.autoscalers.cluster_autoscaler import NAME as AUTOSCALER
+from simkube.env.autoscalers.karpenter import NAME as KARPENTER
+from simkube.env.autoscalers.karpenter import apply_pools
+from simkube.env.autoscalers.karpenter_catalog import Disruption
+from simkube.env.controlplane.components import Component as Process
 from simkube.env.lifecycle import running
 from simkube.env.restarting import restart_record
 

@@ -11,15 +11,18 @@ from pathlib import Path
 
 from simkube.cloudprov.config import load_file
 from simkube.core.errors import EnvironmentStateError
-from simkube.env import autoscaler, health, karpenter, ports, processes, state
-from simkube.env.components import Layout
-from simkube.env.karpenter_catalog import Disruption
+from simkube.env import health, ports, processes, state
+from simkube.env.autoscalers import cluster_autoscaler as autoscaler
+from simkube.env.autoscalers import karpenter
+from simkube.env.autoscalers.karpenter_catalog import Disruption
+from simkube.env.autoscalers.kinds import AutoscalerKind
+from simkube.env.controlplane.components import Layout
+from simkube.env.controlplane.startup import last_lines
 from simkube.env.paths import results_dir
-from simkube.env.services import (
+from simkube.env.services.commands import (
     ADDRESS_KEYS,
     DEFAULT_NODE_GROUPS,
     PORT_COUNT,
-    AutoscalerKind,
     Service,
     ServicePorts,
     ServiceSpec,
@@ -27,7 +30,6 @@ from simkube.env.services import (
     script,
     service_specs,
 )
-from simkube.env.startup import last_lines
 
 # Python services import grpc, protobuf and kubernetes_asyncio before they listen: on two
 # busy cores that alone can take ten seconds.

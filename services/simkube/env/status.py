@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from simkube.env import health, processes, state
-from simkube.env.components import Component
+from simkube.env.controlplane.components import Component
 from simkube.env.lifecycle import unknown_environment
 from simkube.env.paths import env_dir
 

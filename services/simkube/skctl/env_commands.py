@@ -18,14 +18,14 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 from rich.table import Table
 
 from simkube.core.durations import parse_duration
-from simkube.env import autoscaler as ca
 from simkube.env import lifecycle, restarting
-from simkube.env.building import build_group
-from simkube.env.catalog import ALL_GROUPS, CORE_GROUPS
-from simkube.env.karpenter_catalog import ConsolidationPolicy, Disruption
+from simkube.env.autoscalers import cluster_autoscaler as ca
+from simkube.env.autoscalers.karpenter_catalog import ConsolidationPolicy, Disruption
+from simkube.env.autoscalers.kinds import AutoscalerKind
 from simkube.env.paths import DEFAULT_ENV_NAME, validate_env_name
-from simkube.env.services import AutoscalerKind
 from simkube.env.status import Health, environment_status, load_state
+from simkube.env.toolchain.building import build_group
+from simkube.env.toolchain.catalog import ALL_GROUPS, CORE_GROUPS
 
 console = Console(stderr=True)
 name_option = click.option("--name", default=DEFAULT_ENV_NAME, show_default=True,

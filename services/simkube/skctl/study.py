@@ -34,9 +34,9 @@ from rich.table import Table
 
 from simkube.core.durations import go_duration, parse_duration
 from simkube.core.errors import EnvironmentStateError, SimkubeError
-from simkube.env import autoscaler as ca
+from simkube.env.autoscalers import cluster_autoscaler as ca
+from simkube.env.autoscalers.kinds import AutoscalerKind
 from simkube.env.paths import results_dir
-from simkube.env.services import AutoscalerKind
 from simkube.report import locate
 from simkube.report.loading import RunData, load
 from simkube.report.render import Rendered, make_comparison, make_report

@@ -19,7 +19,7 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from simkube.env.certs import generate_pki
+from simkube.env.controlplane.certs import generate_pki
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import (
     externalgrpc_pb2_grpc as pb_grpc,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from simkube.env.cache import binary_path
-from simkube.env.catalog import Binary
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 from tests.conftest import SimEnv
 from tests.integration.deploy.manifests import (
     DEPLOY,

@@ -19,8 +19,8 @@ import pytest
 import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from simkube.env.cache import binary_path
-from simkube.env.catalog import Binary
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
 from tests.conftest import SimEnv
 from tests.integration.deploy.manifests import (

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from simkube.env.autoscaler import autoscaler_spec
-from simkube.env.cache import binary_path
-from simkube.env.catalog import Binary
-from simkube.env.components import Layout
+from simkube.env.autoscalers.cluster_autoscaler import autoscaler_spec
+from simkube.env.controlplane.components import Layout
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 from tests.integration.deploy.manifests import (
     CA_IN_CLUSTER_ONLY,
     IMAGE,
@@ -149,7 +149,7 @@ def test_node_groups_config_map_is_the_local_environments(
     assert refs == {f"configmap:{NAMESPACE}/sk-node-groups"}
     config_map = find(objects, "ConfigMap", "sk-node-groups", NAMESPACE)
     groups = yaml.safe_load(config_map["data"]["config.yaml"])
-    source = ROOT / "services" / "simkube" / "env" / "node-groups.yaml"
+    source = ROOT / "services" / "simkube" / "env" / "services" / "node-groups.yaml"
     assert groups == yaml.safe_load(source.read_text())
     # The group namespace exists, so the Roles bound in it can be created.
     find(objects, "Namespace", groups["namespace"])
@@ -159,7 +159,7 @@ def test_node_groups_config_map_is_the_local_environments(
 def test_copies_equal_their_sources(rendered: dict[str, list[dict[str, Any]]]) -> None:
     objects = rendered["sim"]
     stages = find_prefixed(objects, "ConfigMap", "kwok-config")["data"]["stages.yaml"]
-    source_stages = ROOT / "services" / "simkube" / "env" / "kwok-stages.yaml"
+    source_stages = ROOT / "services" / "simkube" / "env" / "controlplane" / "kwok-stages.yaml"
     assert list(yaml.safe_load_all(stages)) == list(yaml.safe_load_all(source_stages.read_text()))
     assert {d["kind"] for d in yaml.safe_load_all(stages)} == {"Stage"}
     for crd, source in (("simulations.simkube.dev", "ctrl/simulation-crd.yaml"),

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks import fidelity
 from simkube.core.errors import EnvironmentStateError
-from simkube.env.autoscaler import AutoscalerBinary
+from simkube.env.autoscalers.cluster_autoscaler import AutoscalerBinary
 
 pytestmark = pytest.mark.unit
 

@@ -12,7 +12,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from simkube.core.errors import ConfigError
 from simkube.core.serving import Service, TlsConfig, parse_address
-from simkube.env.certs import generate_pki
+from simkube.env.controlplane.certs import generate_pki
 
 pytestmark = pytest.mark.unit
 

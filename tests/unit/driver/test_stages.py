@@ -19,7 +19,7 @@ from simkube.driver.names import (
 
 pytestmark = pytest.mark.unit
 REPO = Path(__file__).resolve().parents[3]
-ENV_STAGES = REPO / "services" / "simkube" / "env" / "kwok-stages.yaml"
+ENV_STAGES = REPO / "services" / "simkube" / "env" / "controlplane" / "kwok-stages.yaml"
 
 
 def _stages(path: Path) -> dict[str, dict[str, Any]]:

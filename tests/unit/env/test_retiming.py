@@ -8,7 +8,7 @@ import pytest
 
 from simkube.core.timers import NEVER
 from simkube.env import retiming, state
-from simkube.env.karpenter_catalog import Disruption
+from simkube.env.autoscalers.karpenter_catalog import Disruption
 from simkube.env.paths import env_dir
 
 pytestmark = pytest.mark.unit

@@ -63,7 +63,7 @@ async def test_failures_leave_nothing_behind(address: str, tmp_path: Path) -> No
 async def test_mutual_tls(open_store: Callable[..., Store], clock: Clock,
                           tmp_path: Path) -> None:
     from simkube.core.serving import TlsConfig  # noqa: PLC0415
-    from simkube.env.certs import generate_pki  # noqa: PLC0415
+    from simkube.env.controlplane.certs import generate_pki  # noqa: PLC0415
     from simkube.tracer.client import ClientTls  # noqa: PLC0415
 
     generate_pki(tmp_path)

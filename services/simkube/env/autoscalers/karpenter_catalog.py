@@ -37,7 +37,7 @@ from simkube.core.errors import ConfigError
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 from simkube.core.quantities import format_cpu, format_memory, parse_quantity
 from simkube.core.simtime import TimeScale
-from simkube.env.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
+from simkube.env.controlplane.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 NODEPOOL_API = "karpenter.sh/v1"
 NODECLASS_GROUP = "karpenter.kwok.sh"

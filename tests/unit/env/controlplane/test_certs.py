@@ -7,7 +7,7 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
-from simkube.env.certs import ADMIN, CLIENT_IDENTITIES, SCHEDULER, generate_pki
+from simkube.env.controlplane.certs import ADMIN, CLIENT_IDENTITIES, SCHEDULER, generate_pki
 
 pytestmark = pytest.mark.unit
 

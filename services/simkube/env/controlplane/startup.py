@@ -13,8 +13,14 @@ from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.env import health, processes, state
-from simkube.env import nodes as fake_nodes
-from simkube.env.components import Component, ComponentSpec, Layout, Ports, control_plane
+from simkube.env.controlplane import nodes as fake_nodes
+from simkube.env.controlplane.components import (
+    Component,
+    ComponentSpec,
+    Layout,
+    Ports,
+    control_plane,
+)
 
 HEALTH_TIMEOUT = {Component.KUBE_APISERVER: 60.0}
 DEFAULT_HEALTH_TIMEOUT = 30.0

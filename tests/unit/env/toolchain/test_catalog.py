@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from simkube.env.catalog import (
+from simkube.env.toolchain.catalog import (
     ALL_GROUPS,
     CLUSTER_AUTOSCALER,
     CORE_GROUPS,

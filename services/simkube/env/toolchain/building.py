@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simkube.core.errors import BuildError
-from simkube.env.cache import ASSETS, EntryState, entry_dir, install_entry, verify
-from simkube.env.catalog import BuildGroup
 from simkube.env.paths import cache_dir
+from simkube.env.toolchain.cache import ASSETS, EntryState, entry_dir, install_entry, verify
+from simkube.env.toolchain.catalog import BuildGroup
 
 MIN_GO = (1, 26)
 _GO_VERSION = re.compile(r"go(\d+)\.(\d+)")

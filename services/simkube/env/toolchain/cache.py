@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.env.catalog import Binary, BuildGroup, group_of
 from simkube.env.paths import cache_dir
+from simkube.env.toolchain.catalog import Binary, BuildGroup, group_of
 
 MANIFEST = "manifest.json"
 ASSETS = "assets"  # files a group keeps beside its binaries (catalog.BuildGroup.assets)

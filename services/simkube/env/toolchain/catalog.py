@@ -16,7 +16,7 @@ from pathlib import Path
 
 from simkube.core.version import UPSTREAM
 
-TOOLCHAIN_DIR = Path(__file__).resolve().parent / "toolchain"
+TOOLCHAIN_DIR = Path(__file__).resolve().parent  # beside this module: one Go module per group
 
 
 class Binary(StrEnum):

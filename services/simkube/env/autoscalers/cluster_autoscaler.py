@@ -25,12 +25,12 @@ from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.version import UPSTREAM
-from simkube.env import flagmerge
-from simkube.env.cache import EntryState, entry_dir, verify
-from simkube.env.catalog import CLUSTER_AUTOSCALER, Binary
-from simkube.env.components import Layout
+from simkube.env.autoscalers import flagmerge
+from simkube.env.controlplane.components import Layout
 from simkube.env.ports import LOOPBACK
-from simkube.env.services import ServiceSpec
+from simkube.env.services.commands import ServiceSpec
+from simkube.env.toolchain.cache import EntryState, entry_dir, verify
+from simkube.env.toolchain.catalog import CLUSTER_AUTOSCALER, Binary
 
 NAME = "cluster-autoscaler"
 BINARY_ENV = "SIMKUBE_CLUSTER_AUTOSCALER"

@@ -21,7 +21,7 @@ import httpx
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import ConfigError, EnvironmentStateError
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
-from simkube.env.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
+from simkube.env.controlplane.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "fake-node.yaml"
 FAKE_TAINT = {"key": FAKE_NODE_ANNOTATION, "value": FAKE_NODE_VALUE, "effect": "NoSchedule"}

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from simkube.core.errors import ConfigError
-from simkube.env.schedconfig import load_user_config, write_scheduler_config
+from simkube.env.controlplane.schedconfig import load_user_config, write_scheduler_config
 
 pytestmark = pytest.mark.unit
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

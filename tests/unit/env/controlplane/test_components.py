@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from simkube.env.components import Component, Layout, Ports, control_plane
+from simkube.env.controlplane.components import Component, Layout, Ports, control_plane
 
 pytestmark = pytest.mark.unit
 PORTS = Ports(etcd_client=1001, etcd_peer=1002, apiserver=1003, controller_manager=1004,
@@ -13,7 +13,7 @@ PORTS = Ports(etcd_client=1001, etcd_peer=1002, apiserver=1003, controller_manag
 
 @pytest.fixture(autouse=True)
 def fake_binaries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("simkube.env.components.binary_path",
+    monkeypatch.setattr("simkube.env.controlplane.components.binary_path",
                         lambda binary: Path("/bin") / binary.value)
 
 

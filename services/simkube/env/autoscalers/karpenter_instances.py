@@ -23,7 +23,7 @@ from typing import Any
 from simkube.core.durations import parse_duration
 from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import get_logger
-from simkube.env.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
+from simkube.env.controlplane.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 log = get_logger(__name__)
 PROVIDER_PREFIX = "kwok://"

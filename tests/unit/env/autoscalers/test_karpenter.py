@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.env.components import Layout
-from simkube.env.karpenter import karpenter_spec, merge_flags
+from simkube.env.autoscalers.karpenter import karpenter_spec, merge_flags
+from simkube.env.controlplane.components import Layout
 
 pytestmark = pytest.mark.unit
 
@@ -23,7 +23,8 @@ def test_karpenter_flags_replace_defaults_and_wiring_is_refused() -> None:
 
 def test_the_command_line_wires_karpenter_to_the_environment(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("simkube.env.karpenter.binary_path", lambda _b: Path("/bin/karp"))
+    monkeypatch.setattr("simkube.env.autoscalers.karpenter.binary_path",
+                        lambda _b: Path("/bin/karp"))
     layout = Layout(root=tmp_path)
     spec = karpenter_spec(layout=layout, health_port=8081, metrics_port=8080)
     # Its flag set has no --kubeconfig: the environment's admin comes through KUBECONFIG,

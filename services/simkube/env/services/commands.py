@@ -15,17 +15,10 @@ from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.env import grpcprobe
-from simkube.env.components import Layout
+from simkube.env.controlplane.components import Layout
 from simkube.env.ports import LOOPBACK
 
 DEFAULT_NODE_GROUPS = Path(__file__).resolve().parent / "node-groups.yaml"
-
-
-class AutoscalerKind(StrEnum):
-    """Which autoscaler ``env up --autoscaler`` runs beside the services."""
-
-    CLUSTER_AUTOSCALER = "cluster-autoscaler"  # through sk-cloudprov's node groups
-    KARPENTER = "karpenter"  # its KWOK provider, NodePools generated from the node groups
 
 
 class Service(StrEnum):

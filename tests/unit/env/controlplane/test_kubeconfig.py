@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simkube.env.certs import SCHEDULER, generate_pki
-from simkube.env.kubeconfig import write_kubeconfig
+from simkube.env.controlplane.certs import SCHEDULER, generate_pki
+from simkube.env.controlplane.kubeconfig import write_kubeconfig
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ import pytest
 
 from simkube.cloudprov.config import CloudConfig, load_file
 from simkube.core.errors import ConfigError
-from simkube.env.karpenter_catalog import (
+from simkube.env.autoscalers.karpenter_catalog import (
     ConsolidationPolicy,
     Disruption,
     instance_types,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.env import autoscaler
-from simkube.env.autoscaler import BINARY_ENV, check, resolve
+from simkube.env.autoscalers import cluster_autoscaler as autoscaler
+from simkube.env.autoscalers.cluster_autoscaler import BINARY_ENV, check, resolve
 
 pytestmark = pytest.mark.unit
 HELP = ("      --cloud-provider string   Cloud provider type. Available values: "

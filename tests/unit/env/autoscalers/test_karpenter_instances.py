@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from simkube.env.karpenter_instances import _launched_at, node_for
+from simkube.env.autoscalers.karpenter_instances import _launched_at, node_for
 
 pytestmark = pytest.mark.unit
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from simkube.core.errors import ConfigError
-from simkube.env.nodes import load_template, node_names, render_node
+from simkube.env.controlplane.nodes import load_template, node_names, render_node
 
 pytestmark = pytest.mark.unit
 

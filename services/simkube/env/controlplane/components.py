@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from simkube.env.cache import binary_path
-from simkube.env.catalog import Binary
-from simkube.env.certs import SERVICE_IP
+from simkube.env.controlplane.certs import SERVICE_IP
 from simkube.env.ports import LOOPBACK
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 
 SERVICE_CIDR = "10.96.0.0/16"
 POD_CIDR = "10.244.0.0/16"

@@ -22,13 +22,13 @@ from simkube.cloudprov.config import CloudConfig
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient, poll
-from simkube.env import flagmerge
-from simkube.env.cache import asset_paths, binary_path
-from simkube.env.catalog import KARPENTER, Binary
-from simkube.env.components import Layout
-from simkube.env.karpenter_catalog import Disruption, instance_types, manifests
+from simkube.env.autoscalers import flagmerge
+from simkube.env.autoscalers.karpenter_catalog import Disruption, instance_types, manifests
+from simkube.env.controlplane.components import Layout
 from simkube.env.ports import LOOPBACK
-from simkube.env.services import ServiceSpec
+from simkube.env.services.commands import ServiceSpec
+from simkube.env.toolchain.cache import asset_paths, binary_path
+from simkube.env.toolchain.catalog import KARPENTER, Binary
 
 NAME = "karpenter"
 FIELD_MANAGER = "simkube"

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from simkube.core.errors import BuildError
-from simkube.env.building import classify_failure, go_binary, go_output_name
-from simkube.env.catalog import CLUSTER_AUTOSCALER, KUBERNETES
+from simkube.env.toolchain.building import classify_failure, go_binary, go_output_name
+from simkube.env.toolchain.catalog import CLUSTER_AUTOSCALER, KUBERNETES
 
 pytestmark = pytest.mark.unit
 LOG = Path("/tmp/build.log")

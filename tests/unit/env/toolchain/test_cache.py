@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.env import cache
-from simkube.env.catalog import KARPENTER, KWOK, Binary
+from simkube.env.toolchain import cache
+from simkube.env.toolchain.catalog import KARPENTER, KWOK, Binary
 
 pytestmark = pytest.mark.unit
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from simkube.env.certs import Identity
+from simkube.env.controlplane.certs import Identity
 
 
 def _b64(path: Path) -> str:
