@@ -1,5 +1,7 @@
-"""An API server for the recorder's list+watch loops: lists what it holds, then streams
-what a test sends. A path it is told is absent answers 404, as for a CRD not installed."""
+"""An API server in memory for unit tests: lists what it holds and streams what a test sends
+(the recorder's list+watch loops), answers GETs of single objects it was given, records every
+request with its body, and fails the requests a test tells it to. A path it is told is absent
+answers 404, as for a CRD not installed."""
 
 from __future__ import annotations
 
@@ -15,29 +17,70 @@ Object = dict[str, Any]
 
 class FakeApi:
     def __init__(self, *, lists: Mapping[str, list[Object]] | None = None,
+                 objects: Mapping[str, Object] | None = None,
                  absent: tuple[str, ...] = ()) -> None:
         self._lists = {path: list(items) for path, items in (lists or {}).items()}
+        self.objects: dict[str, Object] = dict(objects or {})
         self._absent = set(absent)
+        self._failures: defaultdict[tuple[str, str], list[ApiError]] = defaultdict(list)
         self._streams: defaultdict[str, asyncio.Queue[Object]] = defaultdict(asyncio.Queue)
+        self._watch_failures: defaultdict[str, list[ApiError]] = defaultdict(list)
         self.requests: list[tuple[str, str]] = []
+        self.bodies: list[tuple[str, str, Any]] = []
+
+    def fail(self, method: str, path: str, *errors: ApiError) -> None:
+        """The next requests ``method path`` fail with ``errors``, one each, in turn."""
+        self._failures[(method, path)].extend(errors)
+
+    def fail_watch(self, path: str, *errors: ApiError) -> None:
+        """The next watches of ``path`` fail with ``errors``, one each, in turn."""
+        self._watch_failures[path].extend(errors)
+
+    def sent(self, method: str, path: str | None = None) -> list[Any]:
+        """The bodies of the requests ``method`` (to ``path``), oldest first."""
+        return [body for m, p, body in self.bodies
+                if m == method and (path is None or p == path)]
 
     async def request(self, method: str, path: str, *, query: Mapping[str, str] | None = None,
-                      **_: Any) -> Object:
+                      body: Any = None, **_: Any) -> Object:
         self.requests.append((method, path))
+        self.bodies.append((method, path, body))
+        failures = self._failures.get((method, path))
+        if failures:
+            raise failures.pop(0)
         if path in self._absent:
             raise ApiError(code=404, reason="NotFound",
                            message="the server could not find the requested resource")
         if method != "GET":
             return {}
+        if path in self.objects:
+            return self.objects[path]
         selector = (query or {}).get("fieldSelector", "")
         items = [item for item in self._lists.get(path, []) if _selected(item, selector)]
         return {"items": items, "metadata": {"resourceVersion": "1"}}
 
+    async def exists(self, path: str) -> bool:
+        try:
+            await self.request("GET", path)
+        except ApiError as exc:
+            if exc.code == 404:
+                return False
+            raise
+        return True
+
     async def watch(self, path: str, *, query: Mapping[str, str],
                     idle_timeout: float | None = None) -> AsyncIterator[Object]:
+        self.requests.append(("WATCH", path))
+        self.bodies.append(("WATCH", path, dict(query)))
+        failures = self._watch_failures.get(path)
+        if failures:
+            raise failures.pop(0)
         stream = self._streams[path + (query.get("fieldSelector") or "")]
         while True:
-            yield await stream.get()
+            event = await stream.get()
+            if event.get("type") == "END":  # the server ends the watch
+                return
+            yield event
 
     def send(self, path: str, kind: str, obj: Object) -> None:
         """A watch event; Events go to the stream of their source's field selector."""
