@@ -56,7 +56,9 @@ class FakeApi:
         if path in self.objects:
             return self.objects[path]
         selector = (query or {}).get("fieldSelector", "")
-        items = [item for item in self._lists.get(path, []) if _selected(item, selector)]
+        labels = (query or {}).get("labelSelector", "")
+        items = [item for item in self._lists.get(path, [])
+                 if _selected(item, selector) and _labelled(item, labels)]
         return {"items": items, "metadata": {"resourceVersion": "1"}}
 
     async def exists(self, path: str) -> bool:
@@ -101,3 +103,10 @@ def _selected(item: Object, selector: str) -> bool:
     if not selector.startswith("source="):
         return True
     return (item.get("source") or {}).get("component") == selector.removeprefix("source=")
+
+
+def _labelled(item: Object, selector: str) -> bool:
+    """``key=value`` selectors, comma-separated; the only kind sk-ctrl sends."""
+    labels = (item.get("metadata") or {}).get("labels") or {}
+    return all(labels.get(key) == value for key, _, value in
+               (term.partition("=") for term in selector.split(",") if term))
