@@ -95,8 +95,11 @@ class FakeDriver:
         self._enter(method, name)
         if name not in self.known:
             raise refusal(NOT_FOUND, f"no run {name}")
-        self.known[name].state = cast(Any, state)
-        return self.known[name]
+        updated = driver_pb2.SimulationProgress()
+        updated.CopyFrom(self.known[name])  # what it answered before stays as it was
+        updated.state = cast(Any, state)
+        self.known[name] = updated
+        return updated
 
     async def pause(self, name: str) -> driver_pb2.SimulationProgress:
         return await self._set("pause", name, PAUSED)

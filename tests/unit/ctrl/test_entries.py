@@ -15,7 +15,8 @@ def test_a_new_entry_has_only_its_four_keys() -> None:
     assert entry.to_status() == {"run": 1, "state": "Initializing",
                                  "startTime": "2026-11-25T07:00:00Z",
                                  "resultsDir": "/r/shop/run-1"}
-    assert entry.active and not entry.finished
+    assert entry.active
+    assert not entry.finished
 
 
 def test_an_ended_entry_round_trips() -> None:
@@ -23,7 +24,8 @@ def test_an_ended_entry_round_trips() -> None:
               "endTime": "b", "eventsApplied": 10, "failures": 1, "message": "m",
               "warning": "3 pod(s) were bound to a node but never started"}
     entry = RunEntry.from_status(status)
-    assert entry.finished and not entry.active
+    assert entry.finished
+    assert not entry.active
     assert (entry.run, entry.events_applied, entry.failures) == (2, 10, 1)
     assert entry.to_status() == status
 

@@ -52,9 +52,10 @@ async def test_no_node_groups_anywhere(tmp_path: Path) -> None:
 async def test_sk_ctrls_node_groups_unless_the_simulation_names_its_own(tmp_path: Path) -> None:
     ctx = context(FakeApi(), FakeDriver(), tmp_path, node_groups=str(GROUPS_FILE))
     config = await preparing.node_groups(ctx, ctx.spec())
-    assert config is not None and set(config.groups) == {"small", "large"}
+    assert config is not None
+    assert set(config.groups) == {"small", "large"}
     ctx.update(simulation(spec={"nodeGroups": {"config": str(tmp_path / "absent.yaml")}}))
-    with pytest.raises(SimulationFailedError, match="absent.yaml"):
+    with pytest.raises(SimulationFailedError, match=r"absent\.yaml"):
         await preparing.node_groups(ctx, ctx.spec())
 
 

@@ -33,7 +33,8 @@ def test_the_run_left_going_is_the_last_active_one(tmp_path: Path) -> None:
     report = RunReport(context(FakeApi(), FakeDriver(), tmp_path,
                                sim=simulation(status=EARLIER)))
     left = report.in_progress()
-    assert left is not None and left.run == 2
+    assert left is not None
+    assert left.run == 2
     assert [e.run for e in report.unfinished()] == [2]
     assert report.completed() == 1
     assert RunReport(context(FakeApi(), FakeDriver(), tmp_path)).in_progress() is None

@@ -43,7 +43,8 @@ async def test_past_the_budget_the_simulation_fails_naming_the_driver() -> None:
     retrier = Retrier(address="d:1", budget=0.02, delay=0.005)
     with pytest.raises(SimulationFailedError) as caught:
         await retrier.call(flaky, what="start run s-r1")
-    assert caught.value.message == "sk-driver at d:1 did not answer for 0s (start run s-r1): refused"
+    assert caught.value.message == ("sk-driver at d:1 did not answer for 0s "
+                                    "(start run s-r1): refused")
     assert 1 < flaky.calls < 1000
 
 
