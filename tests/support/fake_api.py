@@ -51,6 +51,8 @@ class FakeApi:
         if path in self._absent:
             raise ApiError(code=404, reason="NotFound",
                            message="the server could not find the requested resource")
+        if method == "PUT" and path in self.objects:
+            self.objects[path] = body  # a replaced object reads back as written
         if method != "GET":
             return {}
         if path in self.objects:
