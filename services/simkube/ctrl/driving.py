@@ -7,8 +7,9 @@ unreachable driver may come back, a bad trace path will not.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import grpc
 
@@ -24,6 +25,7 @@ TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLI
 CALL_TIMEOUT = 60.0
 CANCEL_TIMEOUT = 660.0  # Cancel waits for garbage collection (the driver allows 600 s)
 WATCH_INTERVAL = "250ms"
+R = TypeVar("R")
 
 
 class DriverError(Exception):
@@ -61,6 +63,20 @@ def start_request(*, name: str, spec: SimulationSpec) -> driver_pb2.StartSimulat
     return request
 
 
+class Driver(Protocol):
+    """What sk-ctrl asks of sk-driver (``DriverClient``; a scripted fake in the unit tests)."""
+
+    address: str
+
+    async def start(self, *, name: str, spec: SimulationSpec,
+                    ) -> driver_pb2.SimulationProgress: ...
+    def watch(self, name: str) -> AsyncIterator[driver_pb2.SimulationProgress]: ...
+    async def pause(self, name: str) -> driver_pb2.SimulationProgress: ...
+    async def resume(self, name: str) -> driver_pb2.SimulationProgress: ...
+    async def cancel(self, name: str) -> driver_pb2.SimulationProgress: ...
+    async def runs(self) -> dict[str, driver_pb2.SimulationProgress]: ...
+
+
 class DriverClient:
     def __init__(self, *, address: str, tls: bool = False, ca_file: Path | None = None) -> None:
         if tls:
@@ -75,12 +91,16 @@ class DriverClient:
     async def close(self) -> None:
         await self._channel.close()
 
-    async def start(self, *, name: str, spec: SimulationSpec) -> driver_pb2.SimulationProgress:
+    async def _call(self, method: Callable[..., Awaitable[R]], request: object, *,
+                    timeout: float = CALL_TIMEOUT) -> R:
+        """One unary RPC; a refusal becomes a ``DriverError``."""
         try:
-            reply = await self._stub.StartSimulation(start_request(name=name, spec=spec),
-                                                     timeout=CALL_TIMEOUT)
+            return await method(request, timeout=timeout)
         except grpc.aio.AioRpcError as exc:
             raise DriverError.from_rpc(exc) from None
+
+    async def start(self, *, name: str, spec: SimulationSpec) -> driver_pb2.SimulationProgress:
+        reply = await self._call(self._stub.StartSimulation, start_request(name=name, spec=spec))
         return reply.progress
 
     async def watch(self, name: str) -> AsyncIterator[driver_pb2.SimulationProgress]:
@@ -96,32 +116,18 @@ class DriverClient:
             call.cancel()
 
     async def pause(self, name: str) -> driver_pb2.SimulationProgress:
-        try:
-            return await self._stub.Pause(driver_pb2.PauseRequest(name=name),
-                                          timeout=CALL_TIMEOUT)
-        except grpc.aio.AioRpcError as exc:
-            raise DriverError.from_rpc(exc) from None
+        return await self._call(self._stub.Pause, driver_pb2.PauseRequest(name=name))
 
     async def resume(self, name: str) -> driver_pb2.SimulationProgress:
-        try:
-            return await self._stub.Resume(driver_pb2.ResumeRequest(name=name),
-                                           timeout=CALL_TIMEOUT)
-        except grpc.aio.AioRpcError as exc:
-            raise DriverError.from_rpc(exc) from None
+        return await self._call(self._stub.Resume, driver_pb2.ResumeRequest(name=name))
 
     async def cancel(self, name: str) -> driver_pb2.SimulationProgress:
         """Stop run ``name`` (if still going), delete its root and wait for GC."""
-        try:
-            return await self._stub.Cancel(driver_pb2.CancelRequest(name=name),
-                                           timeout=CANCEL_TIMEOUT)
-        except grpc.aio.AioRpcError as exc:
-            raise DriverError.from_rpc(exc) from None
+        return await self._call(self._stub.Cancel, driver_pb2.CancelRequest(name=name),
+                                timeout=CANCEL_TIMEOUT)
 
     async def runs(self) -> dict[str, driver_pb2.SimulationProgress]:
         """Every run the driver knows, by name."""
-        try:
-            reply = await self._stub.ListSimulations(driver_pb2.ListSimulationsRequest(),
-                                                     timeout=CALL_TIMEOUT)
-        except grpc.aio.AioRpcError as exc:
-            raise DriverError.from_rpc(exc) from None
+        reply = await self._call(self._stub.ListSimulations,
+                                 driver_pb2.ListSimulationsRequest())
         return {progress.name: progress for progress in reply.simulations}

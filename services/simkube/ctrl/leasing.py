@@ -9,6 +9,7 @@ concurrent writer makes the write fail (409) instead of being overwritten.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 from typing import Any
 
@@ -98,3 +99,15 @@ class SimulationLease:
             spec.pop(key, None)
         await self._update(lease, spec)
         log.info("lease released", simulation=name)
+
+
+async def keep_renewed(lease: SimulationLease, name: str, *,
+                       interval: float = RENEW_INTERVAL_S) -> None:
+    """Renew ``name``'s hold every ``interval`` seconds until cancelled; a renewal the API
+    refuses is logged and tried again next time (the Lease outlives a few misses)."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await lease.renew(name)
+        except ApiError as exc:
+            log.warning("lease not renewed", simulation=name, error=str(exc))

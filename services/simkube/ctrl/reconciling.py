@@ -19,10 +19,11 @@ import grpc
 from simkube.core.kubeapi import MERGE_PATCH, ApiError
 from simkube.core.logs import get_logger
 from simkube.ctrl import events
+from simkube.ctrl.context import Deps
 from simkube.ctrl.decisions import Action, Decision, needs_block_write, plan
 from simkube.ctrl.driving import DriverError
 from simkube.ctrl.names import FINALIZER, run_name, simulation_path
-from simkube.ctrl.runs import Deps, SimulationRun
+from simkube.ctrl.runs import SimulationRun
 from simkube.ctrl.statuses import ACTIVE, State, generation_of, now, patch_status
 
 log = get_logger(__name__)

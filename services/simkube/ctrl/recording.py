@@ -10,27 +10,34 @@ set aside when its first run starts.
 from __future__ import annotations
 
 import datetime
-import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
+from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.results import Recorder, RunSummary
 
 log = get_logger(__name__)
 
 
-def unstarted_warning(summary: Any) -> str | None:
+def unstarted_warning(summary: RunSummary | None) -> str | None:
     """The run's warning when pods were bound to a node but never started (issue #18)."""
-    pods = getattr(summary, "pods", None)
-    count = getattr(pods, "bound_never_started", 0) or 0
-    if not count:
+    if summary is None or not summary.pods.bound_never_started:
         return None
-    names = list(getattr(pods, "bound_never_started_pods", ()))[:3]
+    count = summary.pods.bound_never_started
+    names = list(summary.pods.bound_never_started_pods)[:3]
     return (f"{count} pod(s) were bound to a node but never started ({', '.join(names)}"
             f"{', ...' if count > len(names) else ''}): the simulator's fault, not the "
             "workload's; see the report")
+
+
+def driver_summary(progress: driver_pb2.SimulationProgress | None) -> dict[str, float]:
+    """The driver's last word on a run, as the run's summary keeps it."""
+    if progress is None:
+        return {}
+    return {"events_applied": progress.events_applied, "events_total": progress.events_total,
+            "objects_failed": progress.objects_failed, "lag_p99_ms": progress.lag_p99_ms}
 
 
 def set_aside_previous(simulation_dir: Path) -> Path | None:
@@ -52,18 +59,10 @@ class RunRecorder:
     def __init__(self, *, kube: KubeClient, run_dir: Path, simulation: str, run: int,
                  namespace_prefix: str, groups: Mapping[str, float],
                  trace_clock: Callable[[], float], speed: float,
-                 timers: Mapping[str, Any] | None = None) -> None:
+                 timers: Mapping[str, object] | None = None) -> None:
         self.run_dir = run_dir
         self.error: str | None = None
-        self._recorder: Any = None
-        try:
-            # Looked up at run time: an sk-ctrl installed without the results package still
-            # runs simulations, and says so on each run (RecorderFailed).
-            recorder_class = importlib.import_module("simkube.results").Recorder
-        except (ImportError, AttributeError) as exc:
-            self.error = f"the results recorder is not available: {exc}"
-            return
-        self._recorder = recorder_class(
+        self._recorder: Recorder | None = Recorder(
             kube=kube, run_dir=run_dir, simulation=simulation, run=run,
             namespace_prefix=namespace_prefix, groups=dict(groups), trace_clock=trace_clock,
             speed=speed, timers=timers)
@@ -80,7 +79,7 @@ class RunRecorder:
             return False
         return True
 
-    async def stop(self, *, state: str, driver: Mapping[str, Any]) -> Any:
+    async def stop(self, *, state: str, driver: Mapping[str, float]) -> RunSummary | None:
         """The run's ``RunSummary``, or None when there is no recorder or it failed to stop."""
         recorder, self._recorder = self._recorder, None
         if recorder is None:

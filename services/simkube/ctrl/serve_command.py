@@ -17,13 +17,13 @@ from simkube.core.errors import ConfigError
 from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import configure_logging, get_logger
 from simkube.core.serving import Service, parse_address
+from simkube.ctrl.context import Deps
 from simkube.ctrl.crd import ensure_crd
 from simkube.ctrl.driving import DriverClient
 from simkube.ctrl.leasing import SimulationLease
 from simkube.ctrl.metrics import ControllerMetrics
 from simkube.ctrl.names import DEFAULT_LEASE_NAMESPACE
 from simkube.ctrl.reconciling import Reconciler
-from simkube.ctrl.runs import Deps
 from simkube.ctrl.timing import AutoscalerDeployment, LocalEnvironment, TimerTarget
 from simkube.ctrl.watching import watch_simulations
 

@@ -1,12 +1,22 @@
-"""The StartSimulation request built from a spec."""
+"""The StartSimulation request built from a spec; every unary call answered or refused
+through the one helper."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import grpc
 import pytest
 
-from simkube.ctrl.driving import DriverError, start_request
+from simkube.ctrl.driving import (
+    CALL_TIMEOUT,
+    CANCEL_TIMEOUT,
+    DriverClient,
+    DriverError,
+    start_request,
+)
 from simkube.ctrl.spec import parse_spec
+from simkube.gen.simkube.driver.v1 import driver_pb2
 
 pytestmark = pytest.mark.unit
 
@@ -36,3 +46,64 @@ def test_tracer_source() -> None:
 def test_transient_codes() -> None:
     assert DriverError(code=grpc.StatusCode.UNAVAILABLE, message="").transient
     assert not DriverError(code=grpc.StatusCode.NOT_FOUND, message="").transient
+
+
+class Stub:
+    """The generated stub's unary methods, answering or refusing as told."""
+
+    def __init__(self, refusal: grpc.aio.AioRpcError | None = None) -> None:
+        self.refusal = refusal
+        self.timeouts: dict[str, float] = {}
+
+    def _unary(self, method: str, reply: Any) -> Any:
+        async def call(request: Any, *, timeout: float) -> Any:
+            self.timeouts[method] = timeout
+            if self.refusal is not None:
+                raise self.refusal
+            return reply
+        return call
+
+    def __getattr__(self, method: str) -> Any:
+        replies = {
+            "ListSimulations": driver_pb2.ListSimulationsResponse(simulations=[
+                driver_pb2.SimulationProgress(name="a-r1"),
+                driver_pb2.SimulationProgress(name="a-r2")]),
+            "StartSimulation": driver_pb2.StartSimulationResponse(
+                progress=driver_pb2.SimulationProgress(name="a-r1")),
+        }
+        return self._unary(method, replies.get(method, driver_pb2.SimulationProgress(
+            name="a-r1")))
+
+
+def client(stub: Stub) -> DriverClient:
+    driver = DriverClient(address="127.0.0.1:1")
+    driver._stub = stub  # type: ignore[assignment]
+    return driver
+
+
+async def test_every_call_answers_through_one_helper() -> None:
+    stub = Stub()
+    driver = client(stub)
+    assert sorted(await driver.runs()) == ["a-r1", "a-r2"]
+    spec = parse_spec({"spec": {"trace": {"path": "/t.sktrace"}}})
+    assert (await driver.start(name="a-r1", spec=spec)).name == "a-r1"
+    for call in (driver.pause, driver.resume, driver.cancel):
+        assert (await call("a-r1")).name == "a-r1"
+    assert stub.timeouts["Cancel"] == CANCEL_TIMEOUT  # Cancel waits for garbage collection
+    assert stub.timeouts["Pause"] == CALL_TIMEOUT
+    await driver.close()
+
+
+async def test_every_refusal_becomes_a_driver_error() -> None:
+    refusal = grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(),
+                                   grpc.aio.Metadata(), details="connection refused")
+    driver = client(Stub(refusal))
+    for call in (driver.pause, driver.resume, driver.cancel):
+        with pytest.raises(DriverError) as caught:
+            await call("a-r1")
+        assert (caught.value.code, caught.value.message) == (grpc.StatusCode.UNAVAILABLE,
+                                                             "connection refused")
+        assert caught.value.transient
+    with pytest.raises(DriverError):
+        await driver.runs()
+    await driver.close()

@@ -13,7 +13,7 @@ from simkube.core.kubeapi import KubeClient
 from simkube.results import Recorder, load_run
 from simkube.results.model import RunResults
 from simkube.results.observing import NODECLAIMS
-from tests.unit.results.fake_api import FakeApi
+from tests.support.fake_api import FakeApi
 from tests.unit.results.karpenter_objects import (
     launched,
     node,

@@ -1,0 +1,79 @@
+"""What the modules of one simulation's lifecycle share: the process's ``Deps`` and the
+``SimulationContext`` of the simulation being run.
+
+The lifecycle is split by job (status, preparing, starting, following, re-attaching); each
+job reads the latest copy of the Simulation, writes through the one ``StatusWriter`` and
+emits Events about it, so those live here, in one object passed to each, rather than in an
+orchestrator every job would have to import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import TraceClock
+from simkube.ctrl import events
+from simkube.ctrl.driving import Driver
+from simkube.ctrl.leasing import SimulationLease
+from simkube.ctrl.metrics import ControllerMetrics
+from simkube.ctrl.recording import RunRecorder
+from simkube.ctrl.retrying import Retrier
+from simkube.ctrl.spec import SimulationSpec, parse_spec
+from simkube.ctrl.statuses import StatusWriter, generation_of
+from simkube.ctrl.timing import TimerTarget
+from simkube.gen.simkube.driver.v1 import driver_pb2
+
+
+@dataclass(kw_only=True)
+class Deps:
+    """What every simulation's lifecycle shares."""
+
+    kube: KubeClient
+    driver: Driver
+    lease: SimulationLease
+    results_dir: Path
+    node_groups: str | None
+    metrics: ControllerMetrics
+    retry_budget: float = 60.0
+    retry_delay: float = 1.0
+    timer_target: TimerTarget | None = None
+
+    def retrier(self) -> Retrier:
+        return Retrier(address=self.driver.address, budget=self.retry_budget,
+                       delay=self.retry_delay)
+
+
+class SimulationContext:
+    """One simulation while sk-ctrl runs it: its latest copy, status writer and run."""
+
+    def __init__(self, *, deps: Deps, simulation: dict[str, Any]) -> None:
+        self.deps = deps
+        self.name = str(simulation["metadata"]["name"])
+        self.simulation = simulation
+        self.changed = asyncio.Event()  # set when a newer copy arrives (pausedTime)
+        self.writer = StatusWriter(kube=deps.kube, name=self.name,
+                                   status=simulation.get("status") or {},
+                                   generation=lambda: generation_of(self.simulation))
+        self.progress: driver_pb2.SimulationProgress | None = None
+        self.clock = TraceClock(speed=1.0)  # replaced with the run's speed when it starts
+        self.current: str | None = None  # the driver run being followed
+        self.recorder: RunRecorder | None = None
+
+    @property
+    def generation(self) -> int:
+        return generation_of(self.simulation)
+
+    def spec(self) -> SimulationSpec:
+        return parse_spec(self.simulation)
+
+    def update(self, simulation: dict[str, Any]) -> None:
+        self.simulation = simulation
+        self.changed.set()
+
+    async def emit(self, reason: str, message: str, *, warning: bool = False) -> None:
+        await events.emit(self.deps.kube, self.simulation, reason=reason, message=message,
+                          warning=warning)
