@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from simkube.core.errors import ConfigError
 from simkube.core.simtime import TimerSettings
-from simkube.ctrl.timerspec import TimerSpecError, timer_settings
+from simkube.simulation.timers import TimerSpecError, timer_settings
 from simkube.skctl.sim_manifest import timer_sections
 
 MINUTES = "SIMKUBE_FIDELITY_MINUTES"

@@ -16,13 +16,14 @@ import grpc
 
 from simkube.core.logs import get_logger
 from simkube.ctrl.driving import FINAL_STATES, STATE, DriverError
-from simkube.ctrl.statuses import State, progress_fields
+from simkube.ctrl.statuses import progress_fields
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.states import State
 
 if TYPE_CHECKING:
-    from simkube.core.simtime import TraceClock
     from simkube.ctrl.driving import DriverClient
     from simkube.ctrl.statuses import StatusWriter
+    from simkube.simulation.trace_clock import TraceClock
 
 log = get_logger(__name__)
 SHOWN_STATES = {STATE.SIMULATION_STATE_PENDING: State.INITIALIZING,

@@ -17,6 +17,7 @@ from typing import Any
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
+from simkube.core.simtime import TimeScale
 
 log = get_logger(__name__)
 
@@ -51,7 +52,7 @@ def set_aside_previous(simulation_dir: Path) -> Path | None:
 class RunRecorder:
     def __init__(self, *, kube: KubeClient, run_dir: Path, simulation: str, run: int,
                  namespace_prefix: str, groups: Mapping[str, float],
-                 trace_clock: Callable[[], float], speed: float,
+                 trace_clock: Callable[[], float], scale: TimeScale,
                  timers: Mapping[str, Any] | None = None) -> None:
         self.run_dir = run_dir
         self.error: str | None = None
@@ -66,7 +67,7 @@ class RunRecorder:
         self._recorder = recorder_class(
             kube=kube, run_dir=run_dir, simulation=simulation, run=run,
             namespace_prefix=namespace_prefix, groups=dict(groups), trace_clock=trace_clock,
-            speed=speed, timers=timers)
+            scale=scale, timers=timers)
 
     async def start(self) -> bool:
         if self._recorder is None:

@@ -22,18 +22,20 @@ import grpc
 from simkube.cloudprov.config import CloudConfig
 from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import get_logger
-from simkube.core.simtime import TraceClock
+from simkube.core.simtime import REAL_TIME
 from simkube.ctrl import events, nodegroups
 from simkube.ctrl.driving import STATE, DriverClient, DriverError
 from simkube.ctrl.following import RunLostError, SimulationFailedError, follow
 from simkube.ctrl.leasing import RENEW_INTERVAL_S, SimulationLease
 from simkube.ctrl.metrics import ControllerMetrics
-from simkube.ctrl.names import run_name
 from simkube.ctrl.recording import RunRecorder, set_aside_previous, unstarted_warning
-from simkube.ctrl.spec import SimulationSpec, parse_spec
-from simkube.ctrl.statuses import ACTIVE, State, StatusWriter, condition, generation_of, now
+from simkube.ctrl.statuses import StatusWriter, condition, generation_of, now
 from simkube.ctrl.timing import TimerTarget, prepare_timers, restore_timers
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.names import run_name
+from simkube.simulation.spec import SimulationSpec, parse_spec
+from simkube.simulation.states import ACTIVE, State
+from simkube.simulation.trace_clock import TraceClock
 
 log = get_logger(__name__)
 T = TypeVar("T")
@@ -70,7 +72,7 @@ class SimulationRun:
                                    status=simulation.get("status") or {},
                                    generation=lambda: generation_of(self.simulation))
         self.progress: driver_pb2.SimulationProgress | None = None
-        self.clock = TraceClock(speed=1.0)  # replaced with the run's speed when it starts
+        self.clock = TraceClock(scale=REAL_TIME)  # replaced with the run's when it starts
         self._runs: list[dict[str, Any]] = []
         self._current: str | None = None
         self._recorder: RunRecorder | None = None
@@ -244,11 +246,11 @@ class SimulationRun:
         name = run_name(self.name, number)
         self._current = name
         self.progress = None
-        self.clock = TraceClock(speed=spec.speed)
+        self.clock = TraceClock(scale=spec.scale)
         recorder = RunRecorder(
             kube=self.deps.kube, run_dir=Path(entry["resultsDir"]), simulation=self.name,
             run=number, namespace_prefix=spec.namespace_prefix,
-            groups=nodegroups.prices(config), speed=spec.speed,
+            groups=nodegroups.prices(config), scale=spec.scale,
             trace_clock=self.clock.now,
             timers=self.writer.status.get("timers"))
         self._recorder = recorder

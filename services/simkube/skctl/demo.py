@@ -26,8 +26,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from simkube.core.cli import SPEED
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import TimeScale
 from simkube.env import ports
 from simkube.skctl import demo_workload
 
@@ -101,7 +103,7 @@ def _headlines(report_json: str) -> None:
     console.print(f"\n[bold]report:[/] {summary['html']}", soft_wrap=True)
 
 
-def run_demo(*, env: str, workdir: Path, time_scale: float, speed: float) -> None:
+def run_demo(*, env: str, workdir: Path, time_scale: float, speed: TimeScale) -> None:
     _skctl("env", "up", "--name", env, "--services")
     status = json.loads(_skctl("env", "status", "--name", env, "--json", capture=True))
     kubeconfig = status["kubeconfig"]
@@ -119,7 +121,7 @@ def run_demo(*, env: str, workdir: Path, time_scale: float, speed: float) -> Non
     console.print("[yellow]note:[/] Cluster Autoscaler cannot be built on this machine "
                   "(issue #6): node groups stay at their minimum sizes.")
     _skctl("run", "--env", env, "--name", "shop-replay", "--trace", str(trace),
-           "--speed", f"{speed:g}", "--wait")
+           "--speed", f"{speed.speed:g}", "--wait")
     console.rule("3. report")
     _headlines(_skctl("report", "shop-replay", "--env", env, "--json", capture=True))
 
@@ -130,10 +132,9 @@ def run_demo(*, env: str, workdir: Path, time_scale: float, speed: float) -> Non
               help="Where the trace and logs go (default: a new directory under ./demo-out).")
 @click.option("--time-scale", type=click.FloatRange(min=0.05, max=10), default=1.0,
               show_default=True, help="Shrink (<1) or stretch the workload's timeline.")
-@click.option("--speed", type=click.FloatRange(min=0.1, max=100), default=2.0,
-              show_default=True, help="Replay speed.")
+@click.option("--speed", type=SPEED, default=2.0, show_default=True, help="Replay speed.")
 @click.option("--keep", is_flag=True, help="Leave the environment running at the end.")
-def main(env_name: str, workdir: Path | None, time_scale: float, speed: float,
+def main(env_name: str, workdir: Path | None, time_scale: float, speed: TimeScale,
          keep: bool) -> None:
     """Record, replay and report a small workload end to end."""
     started = time.monotonic()

@@ -6,7 +6,7 @@ import grpc
 import pytest
 
 from simkube.ctrl.driving import DriverError, start_request
-from simkube.ctrl.spec import parse_spec
+from simkube.simulation.spec import parse_spec
 
 pytestmark = pytest.mark.unit
 

@@ -1,4 +1,4 @@
-"""Run names stay DNS labels; the packaged CRD is the deployable one."""
+"""The packaged CRD is the deployable one, and carries the speed rule's ceiling."""
 
 from __future__ import annotations
 
@@ -6,24 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from simkube.core.simtime import MAX_SPEED
 from simkube.ctrl.crd import CRD_FILE, crd_manifest, revision
-from simkube.ctrl.names import run_name
 
 pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def test_run_name() -> None:
-    assert run_name("nightly", 1) == "nightly-r1"
-    assert run_name("nightly", 100) == "nightly-r100"
-
-
-def test_long_run_names_are_cut_to_a_dns_label() -> None:
-    name = run_name("a" * 63, 12)
-    assert len(name) == 63
-    assert name == "a" * 59 + "-r12"
-    cut = run_name("x" * 59 + "-yyy", 7)  # the cut lands right after a dash
-    assert cut == "x" * 59 + "-r7"
 
 
 def test_packaged_crd_equals_deployed_crd() -> None:
@@ -46,5 +33,6 @@ def test_crd_shape() -> None:
     assert [list(o["required"]) for o in spec["trace"]["oneOf"]] == [["path"], ["url"],
                                                                       ["tracer"]]
     assert spec["speed"]["exclusiveMinimum"] is True
+    assert spec["speed"]["maximum"] == MAX_SPEED  # the schema refuses what sk-driver would
     assert (spec["repetitions"]["minimum"], spec["repetitions"]["maximum"]) == (1, 100)
     assert spec["pausedTime"]["format"] == "date-time"

@@ -4,25 +4,38 @@ The CRD's schema already refuses most mistakes, but a Simulation may come from a
 or a cluster where the schema was installed by hand, and some checks (RFC 3339 windows, the
 duration grammar the driver speaks) are clearer here. Every problem becomes a ``SpecError``
 whose message names the field, which sk-ctrl copies into ``status.message`` and an Event.
+
+The spec is parsed once, under every rule a later stage would apply — sk-driver's speed
+ceiling included (``core.simtime.parse_speed``) — so skctl can refuse a Simulation before it
+is created instead of leaving a Failed one behind, and sk-ctrl hands sk-driver only what it
+will take. The speed is a ``TimeScale`` from here on; it becomes a float again only on the
+wire (the driver's request, the run's ConfigMap).
 """
 
 from __future__ import annotations
 
 import datetime
-import math
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from simkube.core.durations import DurationError, parse_duration
 from simkube.core.errors import SimkubeError
-from simkube.core.simtime import TimerSettings
-from simkube.ctrl.timerspec import TimerSpecError, seed_of, timer_settings
+from simkube.core.simtime import SpeedError, TimerSettings, TimeScale, parse_speed
+from simkube.simulation.names import DNS_LABEL
+from simkube.simulation.timers import TimerSpecError, seed_of, timer_settings
 
-DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 MAX_PREFIX = 40  # room for "-<namespace>" within a 63-character namespace name
 MAX_REPETITIONS = 100
-SOURCES = ("path", "url", "tracer")
+
+
+class TraceSource(StrEnum):
+    """The keys of ``spec.trace``, exactly one of which a Simulation sets."""
+
+    PATH = "path"  # a file on sk-driver's host
+    URL = "url"  # http(s):// or file://
+    TRACER = "tracer"  # a window of an sk-tracer
 
 
 class SpecError(SimkubeError):
@@ -43,7 +56,7 @@ class SimulationSpec:
     trace_url: str | None  # spec.trace.path or spec.trace.url, as sk-driver reads it
     tracer: TracerWindow | None
     namespace_prefix: str
-    speed: float
+    scale: TimeScale  # spec.speed
     duration: str
     repetitions: int
     startup_delay: str
@@ -89,23 +102,23 @@ def _duration(value: Any, *, field: str, allow_zero: bool = True) -> str:
 
 
 def _source(trace: dict[str, Any]) -> tuple[str | None, TracerWindow | None]:
-    given = [key for key in SOURCES if trace.get(key) not in (None, "", {})]
+    given = [key for key in TraceSource if trace.get(key) not in (None, "", {})]
     if len(given) != 1:
         found = ", ".join(given) or "none"
         raise SpecError(f"spec.trace needs exactly one of path, url or tracer (found: {found})")
-    if "path" in given:
-        path = str(trace["path"])
+    if TraceSource.PATH in given:
+        path = str(trace[TraceSource.PATH])
         if not path.startswith("/"):
             raise SpecError(f"spec.trace.path {path!r} must be absolute (a file on "
                             "sk-driver's host)")
         return path, None
-    if "url" in given:
-        url = str(trace["url"])
+    if TraceSource.URL in given:
+        url = str(trace[TraceSource.URL])
         if not re.match(r"(https?|file)://", url):
             raise SpecError(f"spec.trace.url {url!r} must start with http://, https:// "
                             "or file://")
         return url, None
-    raw = _mapping(trace["tracer"], field="spec.trace.tracer")
+    raw = _mapping(trace[TraceSource.TRACER], field="spec.trace.tracer")
     address = str(raw.get("address") or "")
     if not re.fullmatch(r"\[?[^\s/]+\]?:\d{1,5}", address):
         raise SpecError(f"spec.trace.tracer.address {address!r} is not HOST:PORT")
@@ -130,13 +143,10 @@ def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
     if not DNS_LABEL.fullmatch(prefix) or len(prefix) > MAX_PREFIX:
         raise SpecError(f"spec.namespacePrefix {prefix!r} must be a DNS label of at most "
                         f"{MAX_PREFIX} characters (lowercase letters, digits, '-')")
-    raw_speed = spec.get("speed", 1)
     try:
-        speed = float(raw_speed)
-    except (TypeError, ValueError):
-        raise SpecError(f"spec.speed {raw_speed!r} is not a number") from None
-    if not math.isfinite(speed) or speed <= 0:
-        raise SpecError(f"spec.speed {raw_speed!r} must be a positive number")
+        scale = parse_speed(spec.get("speed", 1), field="spec.speed")
+    except SpeedError as exc:
+        raise SpecError(exc.message) from None
     repetitions = spec.get("repetitions", 1)
     if (not isinstance(repetitions, int) or isinstance(repetitions, bool)
             or not 1 <= repetitions <= MAX_REPETITIONS):
@@ -152,7 +162,7 @@ def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
     if paused not in (None, ""):
         parse_time(paused, field="spec.pausedTime")
     return SimulationSpec(
-        trace_url=trace_url, tracer=tracer, namespace_prefix=prefix, speed=speed,
+        trace_url=trace_url, tracer=tracer, namespace_prefix=prefix, scale=scale,
         duration=_duration(spec.get("duration"), field="spec.duration", allow_zero=False),
         repetitions=repetitions,
         startup_delay=_duration(timing.get("startupDelay"), field="spec.podTiming.startupDelay"),
