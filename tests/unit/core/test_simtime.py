@@ -172,3 +172,42 @@ def test_no_module_but_simtime_scales_by_the_speed_itself() -> None:
                         found.append(f"{path.relative_to(package)}:{node.lineno} "
                                      f"{ast.unparse(node)}")
     assert found == []
+
+
+def _presence_check(node: ast.Compare) -> bool:
+    """``speed is None``, ``request.speed != 0``: whether a speed was given at all (proto3's
+    zero is "unset"), not a rule about its value."""
+    return (all(isinstance(op, ast.Is | ast.IsNot | ast.Eq | ast.NotEq) for op in node.ops)
+            and any(isinstance(side, ast.Constant) and side.value in (None, 0)
+                    for side in (node.left, *node.comparators)))
+
+
+def test_no_module_but_simtime_checks_or_builds_a_speed() -> None:
+    """One rule for a speed: a comparison of a speed, or a ``TimeScale`` built from a variable,
+    anywhere else is a second rule (or a second parse) that can drift from ``parse_speed``;
+    other modules take the ``TimeScale`` they are given or parse with ``parse_speed``."""
+    package = Path(simtime.__file__).parents[1]
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "simtime.py" or "gen" in path.relative_to(package).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            names = []
+            if isinstance(node, ast.Compare) and not _presence_check(node):
+                names = [node.left, *node.comparators]
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id == "TimeScale"):
+                names = [arg for arg in node.args if not isinstance(arg, ast.Constant)]
+                names += [kw.value for kw in node.keywords
+                          if not isinstance(kw.value, ast.Constant)]
+                if names:
+                    found.append(f"{path.relative_to(package)}:{node.lineno} "
+                                 f"{ast.unparse(node)}")
+                continue
+            for side in names:
+                name = (side.id if isinstance(side, ast.Name) else
+                        side.attr if isinstance(side, ast.Attribute) else "")
+                if "speed" in name:
+                    found.append(f"{path.relative_to(package)}:{node.lineno} "
+                                 f"{ast.unparse(node)}")
+    assert found == []
