@@ -14,41 +14,23 @@ wire (the driver's request, the run's ConfigMap).
 
 from __future__ import annotations
 
-import datetime
-import re
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from simkube.core.durations import DurationError, parse_duration
-from simkube.core.errors import SimkubeError
 from simkube.core.simtime import SpeedError, TimerSettings, TimeScale, parse_speed
+from simkube.simulation.errors import SpecError
 from simkube.simulation.names import DNS_LABEL
+from simkube.simulation.source import TracerWindow, mapping, parse_source, parse_time
 from simkube.simulation.timers import TimerSpecError, seed_of, timer_settings
+
+# What a spec's readers need: the parsed value, its parser and its error (which lives in
+# ``errors`` so the trace source can raise it too), and the window type a spec may carry.
+__all__ = ["MAX_PREFIX", "MAX_REPETITIONS", "SimulationSpec", "SpecError", "TracerWindow",
+           "parse_spec"]
 
 MAX_PREFIX = 40  # room for "-<namespace>" within a 63-character namespace name
 MAX_REPETITIONS = 100
-
-
-class TraceSource(StrEnum):
-    """The keys of ``spec.trace``, exactly one of which a Simulation sets."""
-
-    PATH = "path"  # a file on sk-driver's host
-    URL = "url"  # http(s):// or file://
-    TRACER = "tracer"  # a window of an sk-tracer
-
-
-class SpecError(SimkubeError):
-    """A Simulation's spec cannot be run; the message names the field."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class TracerWindow:
-    address: str
-    start_ms: int
-    end_ms: int
-    namespaces: tuple[str, ...]
-    tls: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,28 +51,6 @@ class SimulationSpec:
     timers: TimerSettings
 
 
-def parse_time(value: Any, *, field: str) -> int:
-    """RFC 3339 as Unix milliseconds; empty means 0 (the driver's "unbounded")."""
-    if value in (None, ""):
-        return 0
-    try:
-        parsed = datetime.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        raise SpecError(f"{field} {value!r} is not an RFC 3339 time "
-                        "(for example 2026-11-21T10:00:00Z)") from None
-    if parsed.tzinfo is None:
-        raise SpecError(f"{field} {value!r} has no time zone; add Z or an offset")
-    return int(parsed.timestamp() * 1000)
-
-
-def _mapping(value: Any, *, field: str) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise SpecError(f"{field} must be a mapping")
-    return value
-
-
 def _duration(value: Any, *, field: str, allow_zero: bool = True) -> str:
     if value in (None, ""):
         return ""
@@ -101,44 +61,11 @@ def _duration(value: Any, *, field: str, allow_zero: bool = True) -> str:
     return str(value)
 
 
-def _source(trace: dict[str, Any]) -> tuple[str | None, TracerWindow | None]:
-    given = [key for key in TraceSource if trace.get(key) not in (None, "", {})]
-    if len(given) != 1:
-        found = ", ".join(given) or "none"
-        raise SpecError(f"spec.trace needs exactly one of path, url or tracer (found: {found})")
-    if TraceSource.PATH in given:
-        path = str(trace[TraceSource.PATH])
-        if not path.startswith("/"):
-            raise SpecError(f"spec.trace.path {path!r} must be absolute (a file on "
-                            "sk-driver's host)")
-        return path, None
-    if TraceSource.URL in given:
-        url = str(trace[TraceSource.URL])
-        if not re.match(r"(https?|file)://", url):
-            raise SpecError(f"spec.trace.url {url!r} must start with http://, https:// "
-                            "or file://")
-        return url, None
-    raw = _mapping(trace[TraceSource.TRACER], field="spec.trace.tracer")
-    address = str(raw.get("address") or "")
-    if not re.fullmatch(r"\[?[^\s/]+\]?:\d{1,5}", address):
-        raise SpecError(f"spec.trace.tracer.address {address!r} is not HOST:PORT")
-    start = parse_time(raw.get("start"), field="spec.trace.tracer.start")
-    end = parse_time(raw.get("end"), field="spec.trace.tracer.end")
-    if start and end and end <= start:
-        raise SpecError("spec.trace.tracer.end must be after spec.trace.tracer.start")
-    namespaces = raw.get("namespaces") or []
-    if not isinstance(namespaces, list):
-        raise SpecError("spec.trace.tracer.namespaces must be a list of namespaces")
-    return None, TracerWindow(address=address, start_ms=start, end_ms=end,
-                              namespaces=tuple(str(n) for n in namespaces),
-                              tls=bool(raw.get("tls", False)))
-
-
 def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
     """The spec of ``simulation`` (a whole object) checked in full; ``SpecError`` otherwise."""
-    spec = _mapping(simulation.get("spec"), field="spec")
+    spec = mapping(simulation.get("spec"), field="spec")
     name = str((simulation.get("metadata") or {}).get("name") or "")
-    trace_url, tracer = _source(_mapping(spec.get("trace"), field="spec.trace"))
+    trace_url, tracer = parse_source(mapping(spec.get("trace"), field="spec.trace"))
     prefix = str(spec.get("namespacePrefix") or "virtual")
     if not DNS_LABEL.fullmatch(prefix) or len(prefix) > MAX_PREFIX:
         raise SpecError(f"spec.namespacePrefix {prefix!r} must be a DNS label of at most "
@@ -152,8 +79,8 @@ def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
             or not 1 <= repetitions <= MAX_REPETITIONS):
         raise SpecError(f"spec.repetitions {repetitions!r} must be a whole number from 1 "
                         f"to {MAX_REPETITIONS}")
-    timing = _mapping(spec.get("podTiming"), field="spec.podTiming")
-    groups = _mapping(spec.get("nodeGroups"), field="spec.nodeGroups")
+    timing = mapping(spec.get("podTiming"), field="spec.podTiming")
+    groups = mapping(spec.get("nodeGroups"), field="spec.nodeGroups")
     paused = spec.get("pausedTime")
     try:
         seed, timers = seed_of(spec, name=name), timer_settings(spec)
