@@ -27,9 +27,9 @@ from simkube.core.errors import ConfigError
 from simkube.core.timers import BY_KEY, CATALOGUE, NEVER, Component, Timer
 
 DISTORTION_WARNING = 2.0  # a floor that stretches a timer more than this is worth a warning
-# sk-driver's ceiling (its options had it first): at a million, one trace millisecond is one
-# wall nanosecond, the finest step of the monotonic clock the replay waits on, so nothing
-# faster could be told apart. skctl and sk-ctrl refuse it too, before a run is created.
+# sk-driver's ceiling, which its options had alone before (at a million, one trace millisecond
+# is already one wall nanosecond). Here, so skctl and sk-ctrl refuse a faster run before it is
+# created instead of sk-driver failing it afterwards.
 MAX_SPEED = 1_000_000.0
 SPEED_HINT = f"1 is real time, 10 is ten times faster, {MAX_SPEED:g} the most"
 
