@@ -38,6 +38,7 @@ from benchmarks.fidelity_truth import Tracer, record_truth
 from simkube.cloudprov.config import load_file
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.logs import configure_logging
+from simkube.core.simtime import REAL_TIME
 from simkube.env import retiming
 from simkube.env.autoscalers.cluster_autoscaler import NAME as AUTOSCALER
 from simkube.env.autoscalers.cluster_autoscaler import resolve
@@ -72,7 +73,7 @@ def _truth(env: str, work: Path, settings: fidelity_settings.Settings) -> dict[s
     kubeconfig = Path(skctl("env", "kubeconfig", "--name", env).strip())
     prices = {g.id: g.price_per_hour for g in load_file(DEFAULT_NODE_GROUPS).groups.values()}
     with contextlib.ExitStack() as cleanup:
-        restarted = retiming.retime(env, speed=1.0, settings=settings.timer_settings)
+        restarted = retiming.retime(env, scale=REAL_TIME, settings=settings.timer_settings)
         cleanup.callback(retiming.restore, env)
         tracer = Tracer(kubeconfig=str(kubeconfig), workdir=work)
         cleanup.callback(tracer.stop)

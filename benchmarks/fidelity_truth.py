@@ -21,6 +21,7 @@ from pathlib import Path
 
 from benchmarks import fidelity_workload as workload
 from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import REAL_TIME
 from simkube.env import ports
 from simkube.results import Recorder, RunSummary
 
@@ -96,7 +97,7 @@ async def _record(*, kubeconfig: Path, run_dir: Path, duration_s: float,
         started, started_unix = loop.time(), time.time()
         recorder = Recorder(kube=kube, run_dir=run_dir, simulation=TRUTH_NAME, run=1,
                             namespace_prefix=workload.TRUTH_PREFIX, groups=prices,
-                            trace_clock=lambda: time.time() - started_unix, speed=1.0)
+                            trace_clock=lambda: time.time() - started_unix, scale=REAL_TIME)
         await recorder.start()
         try:
             await workload.play(kube=kube, steps=workload.schedule(duration_s=duration_s),

@@ -28,7 +28,7 @@ def test_demo_records_replays_and_reports(tmp_path: Path) -> None:
     variables = {**os.environ, "SIMKUBE_HOME": str(tmp_path / "home")}
     result = subprocess.run(
         [sys.executable, "-m", "simkube.skctl.demo", "--env", env, "--workdir", str(tmp_path),
-         "--time-scale", "0.4", "--speed", "4"],
+         "--stretch", "0.4", "--speed", "4"],
         capture_output=True, text=True, timeout=420, check=False, env=variables)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output

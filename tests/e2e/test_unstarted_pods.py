@@ -17,6 +17,7 @@ import pytest
 from kubernetes_asyncio import client
 
 from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import REAL_TIME
 from simkube.results import Recorder, load_run, run_dir
 from simkube.results.starting import NUDGE_ANNOTATION
 from tests.conftest import skctl
@@ -30,7 +31,7 @@ async def record(kube: KubeClient, results: Path, simulation: str, *, prefix: st
     started = time.monotonic()  # each run's trace time starts at 0, so compare can align them
     recorder = Recorder(kube=kube, run_dir=run_dir(results, simulation, 1),
                         simulation=simulation, run=1, namespace_prefix=prefix, groups={},
-                        trace_clock=lambda: time.monotonic() - started, speed=1.0,
+                        trace_clock=lambda: time.monotonic() - started, scale=REAL_TIME,
                         interval=0.25, start_grace_s=1.0)
     await recorder.start()
     if stuck_pod is not None:

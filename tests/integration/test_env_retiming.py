@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simkube.core.simtime import TimerSettings
+from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.env import retiming
 from simkube.env.paths import env_dir
 from tests.conftest import skctl
@@ -34,7 +34,7 @@ def test_a_run_retimes_the_control_plane_and_restore_undoes_it() -> None:
     try:
         before = argv_of(name)
         settings = TimerSettings(values={"scheduler.podMaxBackoffSeconds": 40_000})
-        restarted = retiming.retime(name, speed=20, settings=settings)
+        restarted = retiming.retime(name, scale=TimeScale(20), settings=settings)
         assert restarted == ["kube-controller-manager", "kube-scheduler"]
         during = argv_of(name)
         assert "--horizontal-pod-autoscaler-sync-period=750ms" in \
@@ -46,7 +46,8 @@ def test_a_run_retimes_the_control_plane_and_restore_undoes_it() -> None:
         # 1 s ÷ 20 is below the scheduler's minimum; 40 s ÷ 20 = 2 s.
         assert (config["podInitialBackoffSeconds"], config["podMaxBackoffSeconds"]) == (1, 2)
         assert config["leaderElection"] == {"leaderElect": False}  # the env's own settings kept
-        assert retiming.retime(name, speed=20, settings=settings) == []  # nothing to change
+        assert retiming.retime(name, scale=TimeScale(20),
+                               settings=settings) == []  # nothing to change
         assert json.loads(skctl("env", "status", "--name", name, "--json").stdout)["healthy"]
         assert sorted(retiming.restore(name)) == ["kube-controller-manager", "kube-scheduler"]
         assert argv_of(name) == before

@@ -20,7 +20,7 @@ import pytest
 from simkube.cloudprov.config import load_file
 from simkube.core.durations import parse_duration
 from simkube.core.kubeapi import KubeClient
-from simkube.core.simtime import TimerSettings
+from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.env import retiming
 from simkube.env.autoscalers.karpenter_catalog import pool_plans
 from simkube.env.paths import env_dir
@@ -73,7 +73,7 @@ def test_a_run_retimes_karpenter_and_its_pools_and_restore_undoes_it() -> None:
         assert pools(name) == own
 
         settings = TimerSettings(values={"karpenter.consolidateAfter": 100_000})
-        restarted = retiming.retime(name, speed=10, settings=settings, fresh=True)
+        restarted = retiming.retime(name, scale=TimeScale(10), settings=settings, fresh=True)
         assert "karpenter" in restarted
         assert karpenter_flags(name) == {"--batch-idle-duration": 100,
                                          "--batch-max-duration": 1000}
@@ -90,7 +90,7 @@ def test_a_run_retimes_karpenter_and_its_pools_and_restore_undoes_it() -> None:
         assert pools(name) == own
 
         # Unset in the run: the environment's 5 m of trace time, ÷ 10.
-        retiming.retime(name, speed=10, fresh=True)
+        retiming.retime(name, scale=TimeScale(10), fresh=True)
         assert pools(name)[0] == {plan.name: "30s" for plan in plans}
         retiming.restore(name)
         assert pools(name) == own

@@ -148,3 +148,20 @@ def _public_trace_names() -> set[str]:
     import simkube.trace  # noqa: PLC0415  # only this test needs the package loaded
 
     return set(simkube.trace.__all__)
+
+
+def test_the_simulation_package_sits_on_core_alone() -> None:
+    """``simulation`` is what skctl, sk-ctrl, sk-cloudprov and the recorder share about a
+    Simulation, so it may import only ``core``; and ``core`` (the speed rule sk-driver uses
+    too) and ``driver`` must not depend on the Simulation resource."""
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        layer = name.split(".")[1] if name.count(".") else ""
+        for target in imports_of(path, set(known)):
+            target_layer = target.split(".")[1] if target.count(".") else ""
+            if layer == "simulation" and target_layer not in {"core", "simulation"}:
+                wrong.append(f"{name} imports {target}")
+            if layer in {"core", "driver"} and target_layer == "simulation":
+                wrong.append(f"{name} imports {target}")
+    assert wrong == []

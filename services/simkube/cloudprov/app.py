@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 
 from simkube.cloudprov.config import CloudConfig
+from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Kind
 from simkube.cloudprov.manifests import infra_node
 from simkube.cloudprov.metrics import GroupGauges
@@ -24,7 +25,6 @@ from simkube.cloudprov.naming import GROUP_LABEL, MANAGED_BY_LABEL, MANAGER, OWN
 from simkube.cloudprov.reconciling import Reconciler
 from simkube.cloudprov.scaling import Scaler
 from simkube.cloudprov.servicer import CloudProviderServicer
-from simkube.cloudprov.timescale import RunTimescale
 from simkube.cloudprov.watching import collection_watch
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import ApiError, KubeClient, ListWatch
@@ -85,10 +85,10 @@ class CloudProvider:
         ]
         await self._synced(watches)
         # The reconciler's first pass creates missing group Deployments (at minSize).
-        timescale = RunTimescale()
-        self._spawn(timescale.follow(api=self.api, namespace=ns))
+        current = CurrentRun()
+        self._spawn(current.follow(api=self.api, namespace=ns))
         self._spawn(Reconciler(api=self.api, index=index, config=config,
-                               timescale=timescale).run())
+                               current=current).run())
         await self._deployments()
         for group, state in index.groups.items():
             spec = config.groups[group]
@@ -105,7 +105,7 @@ class CloudProvider:
         self._scaler = scaler = Scaler(api=self.api, index=index, config=config)
         await scaler.recover()
         servicer = CloudProviderServicer(config=config, index=index, scaler=scaler,
-                                         timescale=timescale)
+                                         current=current)
 
         def register(server: grpc.aio.Server) -> Sequence[str]:
             pb_grpc.add_CloudProviderServicer_to_server(servicer, server)

@@ -10,7 +10,7 @@ timing (issue #11). So each group has provisioning settings:
   instance is ``instanceCreating`` under its future provider id.
 * ``readyAfter``: Node created NotReady (tainted ``node.kubernetes.io/not-ready`` as a
   kubelet registers it) → Ready, played by KWOK's ``node-ready`` stage from an annotation.
-* ``jitter``: up to this much more ``delay``, drawn from the run's seed (``timescale.py``) so
+* ``jitter``: up to this much more ``delay``, drawn from the run's seed (``current_run.py``) so
   two runs of one Simulation get the same delays in the same order.
 * ``capacity``: the group (its zone) supplies at most this many nodes; instances beyond it
   fail with CA's ``OutOfResources`` error class, and CA backs the group off.
@@ -18,7 +18,7 @@ timing (issue #11). So each group has provisioning settings:
 A group's first ``minSize`` instances are its baseline, present as in the cluster the trace
 came from, so they come at once; only instances beyond it (what an autoscaler asked for)
 wait. Durations are trace seconds here, as on a real cloud; the reconciler divides them by the
-run's speed (``timescale.py``, ``core.simtime``) when it waits.
+run's speed (``current_run.py``, ``core.simtime``) when it waits.
 """
 
 from __future__ import annotations

@@ -22,10 +22,10 @@ from collections.abc import Coroutine
 from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
+from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, GroupState, PodEntry
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import OWNER_LABEL
-from simkube.cloudprov.timescale import RunTimescale
 from simkube.core.kubeapi import ApiError, KubeClient, delete
 from simkube.core.logs import get_logger
 
@@ -41,12 +41,12 @@ def cidr_for_slot(slot: int) -> str:
 
 class Reconciler:
     def __init__(self, *, api: KubeClient, index: ClusterIndex, config: CloudConfig,
-                 timescale: RunTimescale | None = None, resync: float = 30.0,
+                 current: CurrentRun | None = None, resync: float = 30.0,
                  retry: float = 2.0) -> None:
         self._api = api
         self._index = index
         self._config = config
-        self._timescale = timescale or RunTimescale()
+        self._current = current or CurrentRun()
         self._resync = resync
         self._retry = retry
         self._dirty: set[tuple[str, str]] = set()
@@ -123,8 +123,8 @@ class Reconciler:
         nodes += sum(1 for g, _ in self._creating if g == group)
         baseline = nodes < spec.min_size  # the group's minimum is there from the start
         if not baseline:
-            share = self._timescale.share(group=group, instance=pod.name)
-            delay = self._timescale.to_wall(spec.provisioning.delay_for(share))
+            share = self._current.share(group=group, instance=pod.name)
+            delay = self._current.to_wall(spec.provisioning.delay_for(share))
             wait = pod.created + delay - time.time()
             if wait > 0:
                 self._wake_later(group, pod.name, wait)
@@ -136,7 +136,7 @@ class Reconciler:
             return
         self._creating.add((group, pod.name))
         ready_after = (0.0 if baseline
-                       else self._timescale.to_wall(spec.provisioning.ready_after))
+                       else self._current.to_wall(spec.provisioning.ready_after))
         self._spawn(group, pod.name, self._create_node(group, pod.name, ready_after))
 
     def _wake_later(self, group: str, name: str, seconds: float) -> None:

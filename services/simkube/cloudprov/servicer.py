@@ -23,6 +23,7 @@ import grpc
 from google.protobuf import any_pb2
 
 from simkube.cloudprov.config import CloudConfig, NodeGroupConfig
+from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.errors import InvalidArgumentError, NotFoundError, RpcError
 from simkube.cloudprov.index import ClusterIndex
 from simkube.cloudprov.listing import InstanceListing
@@ -31,7 +32,6 @@ from simkube.cloudprov.naming import GROUP_LABEL, OWNER_LABEL, instance_name
 from simkube.cloudprov.nodeproto import encode_node
 from simkube.cloudprov.pricing import UnitPrices, price_over
 from simkube.cloudprov.scaling import Scaler
-from simkube.cloudprov.timescale import RunTimescale
 from simkube.core.logs import get_logger
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import (
@@ -65,9 +65,9 @@ def answers(method: Callable[[S, Req, Context], Awaitable[Resp]],
 
 class CloudProviderServicer(pb_grpc.CloudProviderServicer):
     def __init__(self, *, config: CloudConfig, index: ClusterIndex, scaler: Scaler,
-                 timescale: RunTimescale | None = None) -> None:
+                 current: CurrentRun | None = None) -> None:
         self._config = config
-        self._timescale = timescale or RunTimescale()
+        self._current = current or CurrentRun()
         self._index = index
         self._scaler = scaler
         self._templates = {g.id: encode_node(template_node(g, namespace=config.namespace))
@@ -224,4 +224,4 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
                                 f"node group {group.id!r} overrides no options; CA's own apply")
         return pb.NodeGroupAutoscalingOptionsResponse(
             nodeGroupAutoscalingOptions=group.overrides.apply(
-                request.defaults, scale=self._timescale.scale))
+                request.defaults, scale=self._current.scale))

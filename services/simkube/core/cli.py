@@ -15,8 +15,32 @@ from typing import NoReturn
 import click
 
 from simkube.core.errors import SimkubeError
+from simkube.core.simtime import SpeedError, TimeScale, parse_speed
 
 EXIT_INTERRUPTED = 130
+
+
+class SpeedParam(click.ParamType[TimeScale]):
+    """A ``--speed`` option: the one speed rule (``core.simtime.parse_speed``) at the prompt.
+
+    A speed sk-driver would refuse is a usage error before the command does anything, with
+    the same words skctl, sk-ctrl and sk-driver use; the command gets a ``TimeScale``.
+    """
+
+    name = "speed"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> TimeScale:
+        if isinstance(value, TimeScale):  # a default given as the object itself
+            return value
+        option = param.opts[0] if param is not None and param.opts else "--speed"
+        try:
+            return parse_speed(value, field=option)
+        except SpeedError as exc:
+            self.fail(f"{exc.message} ({exc.hint})" if exc.hint else exc.message, param, ctx)
+
+
+SPEED = SpeedParam()
 
 
 def run_command(command: click.Command, *, prefix: str = "") -> NoReturn:

@@ -7,31 +7,59 @@ setting divided by *s* — here and nowhere else. Some components cannot take ev
 scheduler's backoffs are whole seconds of at least one. Then the value the replay really
 behaves with, in trace time, is larger than asked, and a run must say so: ``ScaledTimer``
 carries both, and ``TimerPlan.distorted`` lists the timers a floor stretches past a factor.
+
+A run's speed is a ``TimeScale`` from the moment it is read (``parse_speed``) to the moment it
+goes on the wire as a float (sk-driver's request, sk-cloudprov's ConfigMap). This module is the
+bottom layer every service shares, so the one rule for a speed — positive, finite, at most
+``MAX_SPEED`` — lives here, and every front end (skctl, sk-ctrl's spec, sk-driver's options,
+sk-cloudprov's ConfigMap) gets the same answer and the same message.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from simkube.core.durations import go_duration, human_duration
+from simkube.core.errors import ConfigError
 from simkube.core.timers import BY_KEY, CATALOGUE, NEVER, Component, Timer
 
 DISTORTION_WARNING = 2.0  # a floor that stretches a timer more than this is worth a warning
+# sk-driver's ceiling, which its options had alone before (at a million, one trace millisecond
+# is already one wall nanosecond). Here, so skctl and sk-ctrl refuse a faster run before it is
+# created instead of sk-driver failing it afterwards.
+MAX_SPEED = 1_000_000.0
+SPEED_HINT = f"1 is real time, 10 is ten times faster, {MAX_SPEED:g} the most"
+
+
+class SpeedError(ConfigError, ValueError):
+    """A speed that is not a positive, finite number of at most ``MAX_SPEED``.
+
+    A ``ValueError`` too, so code that reads a speed from data (a ConfigMap) can treat it as
+    any other malformed value; the message names the field it came from.
+    """
+
+
+def _checked(speed: float, *, field: str, given: object) -> float:
+    """``speed`` if it obeys the one rule; ``SpeedError`` naming ``field`` and ``given``."""
+    if not math.isfinite(speed) or speed <= 0:
+        raise SpeedError(f"{field} {given!r} must be a positive number", hint=SPEED_HINT)
+    if speed > MAX_SPEED:
+        raise SpeedError(f"{field} {speed:g} is above the maximum {MAX_SPEED:g}",
+                         hint=SPEED_HINT)
+    return speed
 
 
 @dataclass(frozen=True)
 class TimeScale:
-    """A run's speed: trace seconds per wall second."""
+    """A run's speed: trace seconds per wall second, checked on construction."""
 
     speed: float
 
     def __post_init__(self) -> None:
-        if not math.isfinite(self.speed) or self.speed <= 0:
-            raise ValueError(f"speed {self.speed!r} must be a positive number")
+        _checked(self.speed, field="speed", given=self.speed)
 
     def to_wall(self, trace_s: float) -> float:
         return trace_s / self.speed
@@ -42,7 +70,7 @@ class TimeScale:
     def scale(self, timer: Timer, trace_ms: int) -> ScaledTimer:
         """``timer`` set to ``trace_ms`` of trace time, as the component can take it."""
         if trace_ms == NEVER:  # off at every speed
-            return ScaledTimer(timer=timer, speed=self.speed, trace_ms=NEVER, wall_ms=NEVER,
+            return ScaledTimer(timer=timer, scale=self, trace_ms=NEVER, wall_ms=NEVER,
                                effective_ms=NEVER)
         wall = trace_ms / self.speed
         if timer.whole_seconds:
@@ -50,16 +78,32 @@ class TimeScale:
         if trace_ms > 0 or timer.min_wall_ms:
             wall = max(wall, timer.min_wall_ms)
         wall_ms = round(wall)
-        return ScaledTimer(timer=timer, speed=self.speed, trace_ms=trace_ms, wall_ms=wall_ms,
+        return ScaledTimer(timer=timer, scale=self, trace_ms=trace_ms, wall_ms=wall_ms,
                            effective_ms=round(wall_ms * self.speed))
 
 
 REAL_TIME = TimeScale(1.0)  # a ground-truth run, or no Simulation running
 
+
+def parse_speed(value: object, *, field: str) -> TimeScale:
+    """The one way a speed enters the program: a number or its text (``"2e6"``, ``10``).
+
+    ``field`` names where it came from (``spec.speed``, ``--speed``) in the ``SpeedError``.
+    Booleans are refused although Python counts them as numbers: ``speed: true`` in YAML is a
+    mistake, not 1.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise SpeedError(f"{field} {value!r} is not a number", hint=SPEED_HINT)
+    try:
+        speed = float(value)
+    except ValueError:
+        raise SpeedError(f"{field} {value!r} is not a number", hint=SPEED_HINT) from None
+    return TimeScale(_checked(speed, field=field, given=value))
+
 @dataclass(frozen=True, kw_only=True)
 class ScaledTimer:
     timer: Timer
-    speed: float
+    scale: TimeScale
     trace_ms: int  # what was asked, in trace time
     wall_ms: int  # what the component is given
     effective_ms: int  # what the replay behaves with, in trace time
@@ -85,7 +129,7 @@ class ScaledTimer:
         limit = ", ".join(part for part in (
             "whole seconds" if timer.whole_seconds else "",
             f"at least {human_duration(timer.min_wall_ms)}" if timer.min_wall_ms else "") if part)
-        return (f"at speed {self.speed:g}, {timer.key} {asked} is "
+        return (f"at speed {self.scale.speed:g}, {timer.key} {asked} is "
                 f"{human_duration(self.effective_ms)} of trace time ({timer.component.value} "
                 f"takes {limit} of wall time)")
 
@@ -124,7 +168,7 @@ class TimerSettings:
 class TimerPlan:
     """Every catalogued timer of one run, scaled."""
 
-    speed: float
+    scale: TimeScale
     timers: tuple[ScaledTimer, ...]
 
     def for_component(self, component: Component) -> tuple[ScaledTimer, ...]:
@@ -151,75 +195,10 @@ def _shown(ms: int) -> str:
     return "Never" if ms == NEVER else human_duration(ms)
 
 
-def with_flags(argv: Iterable[str], flags: Mapping[str, str]) -> list[str]:
-    """``argv`` with each ``--name=value`` of ``flags`` replacing its namesake or appended."""
-    given = {f"--{name}" for name in flags}
-    kept = [arg for arg in argv if arg.partition("=")[0] not in given]
-    return [*kept, *(f"--{name}={value}" for name, value in flags.items())]
-
-
-def plan(*, speed: float, settings: TimerSettings | None = None,
+def plan(*, scale: TimeScale, settings: TimerSettings | None = None,
          extra: Iterable[tuple[Timer, int]] = ()) -> TimerPlan:
-    """Every catalogued timer (plus ``extra`` ones, such as provisioning delays) at ``speed``."""
-    scale = TimeScale(speed)
+    """Every catalogued timer (plus ``extra`` ones, such as provisioning delays) at ``scale``."""
     chosen = settings or TimerSettings()
     timers = [scale.scale(timer, chosen.trace_ms(timer)) for timer in CATALOGUE]
     timers += [scale.scale(timer, trace_ms) for timer, trace_ms in extra]
-    return TimerPlan(speed=speed, timers=tuple(timers))
-
-
-# The run in progress, published by sk-ctrl for components that scale their own timers
-# (sk-cloudprov's provisioning delays and per-group options): a ConfigMap in sk-cloudprov's
-# namespace. Absent means speed 1 — a ground-truth run, or no Simulation running.
-RUN_CONFIGMAP = "simkube-run-timescale"
-SPEED_KEY = "speed"
-SEED_KEY = "seed"
-RUN_KEY = "run"
-
-
-def timescale_data(*, speed: float, seed: int, run: str) -> dict[str, str]:
-    return {SPEED_KEY: repr(float(speed)), SEED_KEY: str(seed), RUN_KEY: run}
-
-
-def read_timescale(data: Mapping[str, Any]) -> tuple[float, int, str]:
-    """(speed, seed, run) from the ConfigMap's data; ``ValueError`` naming the bad key."""
-    try:
-        speed = float(data.get(SPEED_KEY, 1.0))
-        TimeScale(speed)
-    except (TypeError, ValueError):
-        raise ValueError(f"{SPEED_KEY} {data.get(SPEED_KEY)!r} is not a positive number") from None
-    try:
-        seed = int(data.get(SEED_KEY, 0))
-    except (TypeError, ValueError):
-        raise ValueError(f"{SEED_KEY} {data.get(SEED_KEY)!r} is not a whole number") from None
-    return speed, seed, str(data.get(RUN_KEY, ""))
-
-
-class TraceClock:
-    """Trace time between a replay's progress reports.
-
-    sk-driver reports its trace time about once a second when nothing else happens, so a
-    clock that only repeats the last report stalls, then jumps: at speed 50 a stall of 1.5 s
-    is 75 s of trace time, and every pending time measured across it is off by as much. The
-    replay clock itself runs continuously at ``speed`` while the run is running, so between
-    reports trace time is the last one plus the wall time since, times the speed — never past
-    the trace's length, and frozen while the run is not running.
-    """
-
-    def __init__(self, *, speed: float, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self._scale = TimeScale(speed)
-        self._monotonic = monotonic
-        self._trace_s = 0.0
-        self._at = monotonic()
-        self._running = False
-        self._limit_s: float | None = None
-
-    def report(self, *, trace_s: float, running: bool, length_s: float | None = None) -> None:
-        self._trace_s, self._at, self._running = trace_s, self._monotonic(), running
-        self._limit_s = length_s if length_s else None
-
-    def now(self) -> float:
-        if not self._running:
-            return self._trace_s
-        moved = self._trace_s + self._scale.to_trace(self._monotonic() - self._at)
-        return min(moved, self._limit_s) if self._limit_s is not None else moved
+    return TimerPlan(scale=scale, timers=tuple(timers))

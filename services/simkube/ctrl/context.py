@@ -15,17 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from simkube.core.kubeapi import KubeClient
-from simkube.core.simtime import TraceClock
+from simkube.core.simtime import REAL_TIME
 from simkube.ctrl import events
 from simkube.ctrl.driving import Driver
 from simkube.ctrl.leasing import SimulationLease
 from simkube.ctrl.metrics import ControllerMetrics
 from simkube.ctrl.recording import RunRecorder
 from simkube.ctrl.retrying import Retrier
-from simkube.ctrl.spec import SimulationSpec, parse_spec
 from simkube.ctrl.statuses import StatusWriter, generation_of
 from simkube.ctrl.timing import TimerTarget
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.spec import SimulationSpec, parse_spec
+from simkube.simulation.trace_clock import TraceClock
 
 
 @dataclass(kw_only=True)
@@ -59,7 +60,7 @@ class SimulationContext:
                                    status=simulation.get("status") or {},
                                    generation=lambda: generation_of(self.simulation))
         self.progress: driver_pb2.SimulationProgress | None = None
-        self.clock = TraceClock(speed=1.0)  # replaced with the run's speed when it starts
+        self.clock = TraceClock(scale=REAL_TIME)  # replaced with the run's when it starts
         self.current: str | None = None  # the driver run being followed
         self.recorder: RunRecorder | None = None
 

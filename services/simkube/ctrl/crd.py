@@ -15,7 +15,8 @@ import yaml
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient, poll
 from simkube.core.logs import get_logger
-from simkube.ctrl.names import CRD_NAME, CRDS_PATH, FIELD_MANAGER
+from simkube.ctrl.names import FIELD_MANAGER
+from simkube.simulation.names import CRD_NAME, CRDS_PATH
 
 log = get_logger(__name__)
 CRD_FILE = Path(__file__).resolve().parent / "simulation-crd.yaml"

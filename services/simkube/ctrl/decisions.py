@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from simkube.ctrl.names import FINALIZER
-from simkube.ctrl.spec import SpecError, parse_spec
-from simkube.ctrl.statuses import TERMINAL, State
+from simkube.simulation.names import FINALIZER
+from simkube.simulation.spec import SpecError, parse_spec
+from simkube.simulation.states import TERMINAL, State
 
 
 class Action(StrEnum):

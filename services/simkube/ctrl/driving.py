@@ -13,9 +13,9 @@ from typing import Protocol, TypeVar
 
 import grpc
 
-from simkube.ctrl.spec import SimulationSpec
 from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc
 from simkube.gen.simkube.tracer.v1 import tracer_pb2
+from simkube.simulation.spec import SimulationSpec
 
 STATE = driver_pb2.SimulationState
 FINAL_STATES = frozenset({STATE.SIMULATION_STATE_SUCCEEDED, STATE.SIMULATION_STATE_FAILED,
@@ -47,7 +47,7 @@ class DriverError(Exception):
 def start_request(*, name: str, spec: SimulationSpec) -> driver_pb2.StartSimulationRequest:
     """The StartSimulation call for run ``name`` of ``spec``; the run's root is kept."""
     request = driver_pb2.StartSimulationRequest(
-        name=name, speed=spec.speed, duration=spec.duration,
+        name=name, speed=spec.scale.speed, duration=spec.duration,
         namespace_prefix=spec.namespace_prefix, cleanup=False,
         pod_timing=driver_pb2.PodTiming(startup_delay=spec.startup_delay,
                                         startup_jitter=spec.startup_jitter,

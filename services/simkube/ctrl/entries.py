@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simkube.ctrl.statuses import ACTIVE, State
+from simkube.simulation.states import ACTIVE, State
 
 
 @dataclass(kw_only=True)

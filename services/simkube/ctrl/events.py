@@ -12,8 +12,9 @@ from typing import Any
 
 from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import get_logger
-from simkube.ctrl.names import API_VERSION, COMPONENT, EVENTS_NAMESPACE, KIND
+from simkube.ctrl.names import COMPONENT, EVENTS_NAMESPACE
 from simkube.ctrl.statuses import now
+from simkube.simulation.names import API_VERSION, KIND
 
 log = get_logger(__name__)
 MAX_MESSAGE = 1024

@@ -18,8 +18,9 @@ from simkube.core.logs import get_logger
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.driving import FINAL_STATES, STATE, DriverError
 from simkube.ctrl.retrying import RunLostError, SimulationFailedError
-from simkube.ctrl.statuses import State, progress_fields
+from simkube.ctrl.statuses import progress_fields
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.states import State
 
 log = get_logger(__name__)
 SHOWN_STATES = {STATE.SIMULATION_STATE_PENDING: State.INITIALIZING,

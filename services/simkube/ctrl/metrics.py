@@ -13,7 +13,7 @@ from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from simkube.ctrl.statuses import State
+from simkube.simulation.states import State
 
 
 class SimulationsByState(Collector):

@@ -13,8 +13,8 @@ from simkube.cloudprov.config import CloudConfig
 from simkube.ctrl import nodegroups
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.retrying import SimulationFailedError
-from simkube.ctrl.spec import SimulationSpec
 from simkube.ctrl.timing import prepare_timers, restore_timers
+from simkube.simulation.spec import SimulationSpec
 
 
 async def node_groups(ctx: SimulationContext, spec: SimulationSpec) -> CloudConfig | None:

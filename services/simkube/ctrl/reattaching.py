@@ -11,9 +11,9 @@ from __future__ import annotations
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.driving import STATE
 from simkube.ctrl.entries import RunEntry
-from simkube.ctrl.names import run_name
 from simkube.ctrl.reporting import RunReport
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.names import run_name
 
 GONE = frozenset({STATE.SIMULATION_STATE_CANCELLING, STATE.SIMULATION_STATE_CANCELLED})
 

@@ -22,9 +22,10 @@ from simkube.ctrl import events
 from simkube.ctrl.context import Deps
 from simkube.ctrl.decisions import Action, Decision, needs_block_write, plan
 from simkube.ctrl.driving import DriverError
-from simkube.ctrl.names import FINALIZER, run_name, simulation_path
 from simkube.ctrl.runs import SimulationRun
-from simkube.ctrl.statuses import ACTIVE, State, generation_of, now, patch_status
+from simkube.ctrl.statuses import generation_of, now, patch_status
+from simkube.simulation.names import FINALIZER, run_name, simulation_path
+from simkube.simulation.states import ACTIVE, State
 
 log = get_logger(__name__)
 PERIOD_S = 5.0

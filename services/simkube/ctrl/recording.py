@@ -15,6 +15,7 @@ from pathlib import Path
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
+from simkube.core.simtime import TimeScale
 from simkube.gen.simkube.driver.v1 import driver_pb2
 from simkube.results import Recorder, RunSummary
 
@@ -58,14 +59,14 @@ def set_aside_previous(simulation_dir: Path) -> Path | None:
 class RunRecorder:
     def __init__(self, *, kube: KubeClient, run_dir: Path, simulation: str, run: int,
                  namespace_prefix: str, groups: Mapping[str, float],
-                 trace_clock: Callable[[], float], speed: float,
+                 trace_clock: Callable[[], float], scale: TimeScale,
                  timers: Mapping[str, object] | None = None) -> None:
         self.run_dir = run_dir
         self.error: str | None = None
         self._recorder: Recorder | None = Recorder(
             kube=kube, run_dir=run_dir, simulation=simulation, run=run,
             namespace_prefix=namespace_prefix, groups=dict(groups), trace_clock=trace_clock,
-            speed=speed, timers=timers)
+            scale=scale, timers=timers)
 
     async def start(self) -> bool:
         if self._recorder is None:

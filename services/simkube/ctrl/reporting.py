@@ -15,8 +15,9 @@ from simkube.core.kubeapi import ApiError
 from simkube.core.logs import get_logger
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.entries import RunEntry
-from simkube.ctrl.statuses import State, condition, now
+from simkube.ctrl.statuses import condition, now
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.states import State
 
 log = get_logger(__name__)
 

@@ -14,18 +14,18 @@ from pathlib import Path
 import grpc
 
 from simkube.cloudprov.config import CloudConfig
-from simkube.core.simtime import TraceClock
 from simkube.ctrl import nodegroups
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.driving import STATE, DriverError
 from simkube.ctrl.entries import RunEntry
 from simkube.ctrl.following import follow
-from simkube.ctrl.names import run_name
 from simkube.ctrl.recording import RunRecorder, driver_summary, unstarted_warning
 from simkube.ctrl.reporting import RunReport
 from simkube.ctrl.retrying import RunLostError, SimulationFailedError
-from simkube.ctrl.spec import SimulationSpec
-from simkube.ctrl.statuses import State
+from simkube.simulation.names import run_name
+from simkube.simulation.spec import SimulationSpec
+from simkube.simulation.states import State
+from simkube.simulation.trace_clock import TraceClock
 
 
 async def run_through(ctx: SimulationContext, report: RunReport, entry: RunEntry, *,
@@ -34,11 +34,11 @@ async def run_through(ctx: SimulationContext, report: RunReport, entry: RunEntry
     number = entry.run
     name = run_name(ctx.name, number)
     ctx.current, ctx.progress = name, None
-    ctx.clock = TraceClock(speed=spec.speed)
+    ctx.clock = TraceClock(scale=spec.scale)
     recorder = RunRecorder(
         kube=ctx.deps.kube, run_dir=Path(entry.results_dir), simulation=ctx.name, run=number,
         namespace_prefix=spec.namespace_prefix, groups=nodegroups.prices(config),
-        speed=spec.speed, trace_clock=ctx.clock.now, timers=ctx.writer.status.get("timers"))
+        scale=spec.scale, trace_clock=ctx.clock.now, timers=ctx.writer.status.get("timers"))
     ctx.recorder = recorder
     if not await recorder.start():
         await ctx.emit("RecorderFailed", recorder.error or "", warning=True)

@@ -16,11 +16,11 @@ from simkube.ctrl import preparing
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.driving import DriverError
 from simkube.ctrl.entries import RunEntry
-from simkube.ctrl.names import run_name
 from simkube.ctrl.recording import set_aside_previous
 from simkube.ctrl.reporting import RunReport
 from simkube.ctrl.retrying import SimulationFailedError
-from simkube.ctrl.spec import SimulationSpec
+from simkube.simulation.names import run_name
+from simkube.simulation.spec import SimulationSpec
 
 
 async def start_run(ctx: SimulationContext, report: RunReport, *, number: int,

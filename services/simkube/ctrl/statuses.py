@@ -11,28 +11,13 @@ from __future__ import annotations
 import datetime
 import time
 from collections.abc import Callable, Mapping, Sequence
-from enum import StrEnum
 from typing import Any
 
 from simkube.core.kubeapi import MERGE_PATCH, KubeClient
-from simkube.ctrl.names import simulation_path
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.names import simulation_path
 
 PROGRESS_INTERVAL = 1.0
-
-
-class State(StrEnum):
-    PENDING = "Pending"
-    BLOCKED = "Blocked"
-    INITIALIZING = "Initializing"
-    RUNNING = "Running"
-    PAUSED = "Paused"
-    FINISHED = "Finished"
-    FAILED = "Failed"
-
-
-TERMINAL = frozenset({State.FINISHED, State.FAILED})
-ACTIVE = frozenset({State.INITIALIZING, State.RUNNING, State.PAUSED})
 
 
 def now() -> str:
@@ -42,7 +27,8 @@ def now() -> str:
 def condition(*, kind: str, true: bool, reason: str, message: str,
               existing: Sequence[Mapping[str, Any]] = (), generation: int = 0,
               ) -> list[dict[str, Any]]:
-    """``existing`` with condition ``kind`` set; its transition time moves only on a change."""
+    """``existing`` with condition ``kind`` (a ``simulation.states.ConditionType``) set; its
+    transition time moves only on a change."""
     status = "True" if true else "False"
     previous = next((c for c in existing if c.get("type") == kind), None)
     changed = previous is None or previous.get("status") != status

@@ -22,21 +22,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from simkube.cloudprov.config import CloudConfig
+from simkube.core.flags import with_flags
 from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
 from simkube.core.logs import get_logger
-from simkube.core.simtime import (
-    RUN_CONFIGMAP,
-    TimerPlan,
-    TimerSettings,
-    plan,
-    timescale_data,
-    with_flags,
-)
+from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale, plan
 from simkube.core.timers import Component, Timer
 from simkube.env import retiming
+from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunTiming, timescale_data
 
 if TYPE_CHECKING:
-    from simkube.ctrl.spec import SimulationSpec
+    from simkube.simulation.spec import SimulationSpec
 
 log = get_logger(__name__)
 NOT_APPLIED = ("not applied: sk-ctrl was started without --env or --autoscaler-deployment, "
@@ -53,7 +48,7 @@ class TimerTarget(Protocol):
         """Timers the target's own set-up chose (trace time), for the catalogue's
         ``from_environment`` ones a Simulation leaves unset."""
 
-    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         """Timers for run ``run``; the autoscaler starts afresh for every run."""
 
     async def restore(self) -> None: ...
@@ -74,11 +69,11 @@ class LocalEnvironment:
     async def environment_timers(self) -> dict[str, int]:
         return await asyncio.to_thread(retiming.environment_timers, self.name)
 
-    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         # Not at construction: sk-ctrl starts inside 'env up', which holds the state's lock.
         autoscaler = await asyncio.to_thread(retiming.autoscaler_of, self.name)
         self.description = self._describe(autoscaler or "no autoscaler")
-        await asyncio.to_thread(retiming.retime, self.name, speed=speed, settings=settings,
+        await asyncio.to_thread(retiming.retime, self.name, scale=scale, settings=settings,
                                 fresh=True)
 
     async def restore(self) -> None:
@@ -99,9 +94,9 @@ class AutoscalerDeployment:
     async def environment_timers(self) -> dict[str, int]:
         return {}  # CA's own args are replaced by the run's, as in a local environment
 
-    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
-        flags = plan(speed=speed, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
-        await self._set(lambda base: with_flags(base, flags), run=run)
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
+        flags = plan(scale=scale, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
+        await self._set(lambda base: with_flags(base, flags=flags), run=run)
 
     async def restore(self) -> None:
         await self._set(None, run=None)
@@ -148,13 +143,12 @@ def provisioning_timers(config: CloudConfig | None) -> list[tuple[Timer, int]]:
     return timers
 
 
-async def publish(kube: KubeClient, *, namespace: str, speed: float, seed: int,
-                  run: str) -> None:
+async def publish(kube: KubeClient, *, namespace: str, timing: RunTiming) -> None:
     """The run's speed and seed where sk-cloudprov reads them."""
     body = {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": RUN_CONFIGMAP, "namespace": namespace,
                          "labels": {"app.kubernetes.io/part-of": "simkube"}},
-            "data": timescale_data(speed=speed, seed=seed, run=run)}
+            "data": timescale_data(timing=timing)}
     path = f"/api/v1/namespaces/{namespace}/configmaps"
     if not await kube.exists(f"/api/v1/namespaces/{namespace}"):
         # No sk-cloudprov here (Karpenter makes the nodes): nobody reads the speed there.
@@ -192,20 +186,20 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
     # the run really gets (Karpenter's consolidateAfter from env up).
     settings = (spec.timers.with_defaults(await target.environment_timers())
                 if target is not None else spec.timers)
-    scaled = plan(speed=spec.speed, settings=settings, extra=provisioning_timers(config))
+    scaled = plan(scale=spec.scale, settings=settings, extra=provisioning_timers(config))
     if config is not None:
-        await publish(kube, namespace=config.namespace, speed=spec.speed, seed=spec.seed,
-                      run=run)
+        await publish(kube, namespace=config.namespace,
+                      timing=RunTiming(scale=spec.scale, seed=spec.seed, run=run))
     if target is not None:
-        await target.apply(speed=spec.speed, settings=settings, run=run)
+        await target.apply(scale=spec.scale, settings=settings, run=run)
     applied = target.description if target else NOT_APPLIED
     warnings = tuple(timer.describe() for timer in scaled.distorted())
-    if target is None and spec.speed != 1:
-        warnings += (f"at speed {spec.speed:g} the autoscaler, scheduler and controller-manager "
-                     f"run on their own timers: {NOT_APPLIED}",)
+    if target is None and spec.scale != REAL_TIME:
+        warnings += (f"at speed {spec.scale.speed:g} the autoscaler, scheduler and "
+                     f"controller-manager run on their own timers: {NOT_APPLIED}",)
     status = {"appliedTo": applied, "warnings": list(warnings),
               "values": [timer.to_status() for timer in scaled.timers]}
-    log.info("run timers", run=run, speed=spec.speed, applied_to=applied,
+    log.info("run timers", run=run, speed=spec.scale.speed, applied_to=applied,
              floored=[t.timer.key for t in scaled.floored()])
     return RunTimers(plan=scaled, status=status, warnings=warnings)
 

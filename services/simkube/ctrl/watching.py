@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from simkube.core.kubeapi import ApiError, Cursor, GoneError, KubeClient, watch_from
 from simkube.core.logs import get_logger
-from simkube.ctrl.names import SIMULATIONS_PATH
+from simkube.simulation.names import SIMULATIONS_PATH
 
 log = get_logger(__name__)
 WATCH_TIMEOUT_S = 300

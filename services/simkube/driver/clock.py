@@ -21,8 +21,8 @@ from simkube.driver.signals import Signal
 
 
 class ReplayClock:
-    def __init__(self, *, speed: float, now: Callable[[], float] = time.monotonic) -> None:
-        self.scale = TimeScale(speed)
+    def __init__(self, *, scale: TimeScale, now: Callable[[], float] = time.monotonic) -> None:
+        self.scale = scale
         self._now = now
         self._t0: float | None = None
         self._paused_total = 0.0
@@ -31,10 +31,6 @@ class ReplayClock:
 
     def start(self) -> None:
         self._t0 = self._now()
-
-    @property
-    def speed(self) -> float:
-        return self.scale.speed
 
     @property
     def started(self) -> bool:

@@ -49,7 +49,7 @@ class Assignment:
 class LifetimePlan:
     """Hands out recorded runs in launch order; one plan per simulation."""
 
-    def __init__(self, lifecycles: list[PodLifecycle], *, speed: float,
+    def __init__(self, lifecycles: list[PodLifecycle], *, scale: TimeScale,
                  jitter_ms: int = 0) -> None:
         self._runs: dict[str, tuple[PodRun, ...]] = {}
         for lifecycle in lifecycles:
@@ -57,7 +57,7 @@ class LifetimePlan:
                 continue
             key = owner_key(lifecycle.owner_kind, lifecycle.owner)
             self._runs[key] = self._runs.get(key, ()) + lifecycle.runs
-        self._scale = TimeScale(speed)
+        self._scale = scale
         self._jitter_ms = jitter_ms
         self._launched: Counter[str] = Counter()
 

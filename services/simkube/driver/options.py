@@ -7,20 +7,19 @@ nothing downstream re-validates. Defaults put pods on KWOK's fake nodes only.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from simkube.core.durations import parse_duration
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
+from simkube.core.simtime import REAL_TIME, SpeedError, TimeScale, parse_speed
 from simkube.driver.errors import DriverInputError
 from simkube.driver.names import FAKE_NODE_KEY
 
 DEFAULT_PREFIX = "virtual"
 DEFAULT_CONCURRENCY = 64
 MAX_CONCURRENCY = 1024
-MAX_SPEED = 1_000_000.0
 DEFAULT_NODE_SELECTOR: Mapping[str, str] = {NODE_TYPE_LABEL: NODE_TYPE_VALUE}
 DEFAULT_TOLERATIONS: tuple[Mapping[str, str], ...] = (
     {"key": FAKE_NODE_KEY, "operator": "Exists", "effect": "NoSchedule"},)
@@ -54,7 +53,7 @@ class PodTiming:
 @dataclass(frozen=True, kw_only=True)
 class SimulationOptions:
     name: str
-    speed: float = 1.0
+    scale: TimeScale = REAL_TIME  # the request's speed
     duration_ms: int | None = None  # trace time from the trace's start; None: whole trace
     prefix: str = DEFAULT_PREFIX
     placement: Placement = field(default_factory=Placement)
@@ -75,14 +74,12 @@ def check_name(name: str, *, field: str = "name") -> str:
     return name
 
 
-def check_speed(speed: float, *, field: str = "speed") -> float:
-    if not math.isfinite(speed) or speed <= 0:
-        raise DriverInputError(f"{field} {speed!r} must be a positive number (1 is real time, "
-                               "10 is ten times faster)", field=field)
-    if speed > MAX_SPEED:
-        raise DriverInputError(f"{field} {speed:g} is above the maximum {MAX_SPEED:g}",
-                               field=field)
-    return float(speed)
+def check_speed(speed: float, *, field: str = "speed") -> TimeScale:
+    """The one speed rule (``core.simtime``), its error as the driver's, naming ``field``."""
+    try:
+        return parse_speed(speed, field=field)
+    except SpeedError as exc:
+        raise DriverInputError(exc.message, field=field, hint=exc.hint) from None
 
 
 def check_prefix(prefix: str, *, field: str = "prefix") -> str:
@@ -165,7 +162,7 @@ def build_options(*, name: str, speed: float | None = None, duration: str | None
         lifetime_jitter_ms=_optional_duration(lifetime_jitter, field=named("lifetime_jitter")))
     return SimulationOptions(
         name=check_name(name, field=named("name")),
-        speed=1.0 if speed is None else check_speed(speed, field=named("speed")),
+        scale=REAL_TIME if speed is None else check_speed(speed, field=named("speed")),
         duration_ms=parse_duration(duration, field=named("duration")) if duration else None,
         prefix=check_prefix(prefix, field=named("prefix")) if prefix else DEFAULT_PREFIX,
         placement=placement, pod_timing=timing, cleanup=cleanup,

@@ -50,14 +50,14 @@ class Simulation:
         self.name = options.name
         self.source = source
         self.scan = scan
-        self.clock = ReplayClock(speed=options.speed)
-        self.progress = Progress(name=options.name, speed=options.speed,
+        self.clock = ReplayClock(scale=options.scale)
+        self.progress = Progress(name=options.name, speed=options.scale.speed,
                                  events_total=scan.events_total,
                                  trace_length_ms=scan.length_ms)
         self.root: RootRef | None = None
         self._kube = kube
         self._gc_timeout = gc_timeout
-        self._plan = LifetimePlan(list(scan.lifecycles), speed=options.speed,
+        self._plan = LifetimePlan(list(scan.lifecycles), scale=options.scale,
                                   jitter_ms=options.pod_timing.lifetime_jitter_ms)
         self._task: asyncio.Task[None] | None = None
         self._cleanup: asyncio.Task[None] | None = None
@@ -109,7 +109,7 @@ class Simulation:
         await roots.ensure_crd(self._kube)
         names = [f"{self.options.prefix}-{ns}" for ns in self.scan.namespaces]
         await namespaces.check_free(self._kube, names)
-        spec = {"trace": self.source.name, "speed": self.options.speed,
+        spec = {"trace": self.source.name, "speed": self.options.scale.speed,
                 "namespacePrefix": self.options.prefix,
                 "driver": f"{socket.gethostname()}/{os.getpid()}"}
         if self.options.duration_ms is not None:
@@ -117,7 +117,7 @@ class Simulation:
         self.root = await roots.create_root(self._kube, name=self.name, spec=spec)
         self.progress.root_uid = self.root.uid
         log.info("simulation started", simulation=self.name, trace=self.source.name,
-                 events=self.scan.events_total, speed=self.options.speed)
+                 events=self.scan.events_total, speed=self.options.scale.speed)
         self._task = asyncio.create_task(self._run(self.root))
         return self.root
 

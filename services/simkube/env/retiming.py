@@ -24,8 +24,9 @@ import yaml
 from simkube.cloudprov.config import load_file
 from simkube.core import simtime
 from simkube.core.config import load_yaml_mapping
+from simkube.core.flags import with_flags
 from simkube.core.logs import get_logger
-from simkube.core.simtime import TimerPlan, TimerSettings, with_flags
+from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale
 from simkube.core.timers import NEVER, Component
 from simkube.env import state
 from simkube.env.autoscalers.cluster_autoscaler import NAME as AUTOSCALER
@@ -54,7 +55,7 @@ def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan) -> li
     path = Path(env.directory) / RUN_SCHEDULER_CONFIG
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     flags = {"config": str(path), **plan.flags(Component.KUBE_SCHEDULER, skip=CONFIG_KEYS)}
-    return with_flags(base, flags)
+    return with_flags(base, flags=flags)
 
 
 def _wanted(env: state.EnvState, record: state.ComponentRecord,
@@ -63,26 +64,26 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
     if plan is None:
         return base
     if record.name == AUTOSCALER:
-        return with_flags(base, plan.flags(Component.CLUSTER_AUTOSCALER))
+        return with_flags(base, flags=plan.flags(Component.CLUSTER_AUTOSCALER))
     if record.name == KARPENTER:
-        return with_flags(base, plan.flags(Component.KARPENTER, skip=NODEPOOL_TIMERS))
+        return with_flags(base, flags=plan.flags(Component.KARPENTER, skip=NODEPOOL_TIMERS))
     if record.name == Process.KUBE_CONTROLLER_MANAGER.value:
-        return with_flags(base, plan.flags(Component.KUBE_CONTROLLER_MANAGER))
+        return with_flags(base, flags=plan.flags(Component.KUBE_CONTROLLER_MANAGER))
     if record.name == Process.KUBE_SCHEDULER.value:
         return _scheduler_argv(env, base, plan)
     return record.argv
 
 
-def retime(name: str, *, speed: float, settings: TimerSettings | None = None,
+def retime(name: str, *, scale: TimeScale, settings: TimerSettings | None = None,
            fresh: bool = False) -> list[str]:
-    """Restart what must change for a run at ``speed`` with ``settings`` (trace time;
+    """Restart what must change for a run at ``scale`` with ``settings`` (trace time;
     None: production defaults, and the environment's own where it has them); the names of
     the components restarted. ``fresh`` restarts the autoscaler even when its command line
     stays: a run must not inherit what CA or Karpenter remembers of the previous one (when
     it last scaled up, which nodes have been unneeded since when, backed-off groups,
     pending consolidation decisions), or repetitions stop being comparable."""
     chosen = (settings or TimerSettings()).with_defaults(environment_timers(name))
-    return _apply(name, simtime.plan(speed=speed, settings=chosen),
+    return _apply(name, simtime.plan(scale=scale, settings=chosen),
                   fresh=(AUTOSCALER, KARPENTER) if fresh else ())
 
 
@@ -109,7 +110,7 @@ def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) ->
             restarted.append(record.name)
             log.info("component restarted with the run's timers" if plan else
                      "component restarted with its own timers", component=record.name,
-                     speed=plan.speed if plan else None)
+                     speed=plan.scale.speed if plan else None)
         if env.autoscaler == KARPENTER:
             _retime_pools(env, plan)
     return restarted
@@ -123,7 +124,7 @@ def _retime_pools(env: state.EnvState, plan: TimerPlan | None) -> None:
         wall = plan.wall_ms(CONSOLIDATE_AFTER)
         disruption = replace(disruption, consolidate_after_ms=None if wall == NEVER else wall)
     apply_pools(kubeconfig=Path(env.kubeconfig), config=load_file(Path(env.node_groups)),
-                disruption=disruption, speed=plan.speed if plan else 1.0)
+                disruption=disruption, scale=plan.scale if plan else REAL_TIME)
 
 
 def environment_timers(name: str) -> dict[str, int]:

@@ -46,13 +46,13 @@ def run_dir(results_dir: Path, simulation: str, run: int) -> Path:
 class Recorder:
     def __init__(self, *, kube: KubeClient, run_dir: Path, simulation: str, run: int,
                  namespace_prefix: str, groups: Mapping[str, float],
-                 trace_clock: Callable[[], float], speed: float, interval: float = 1.0,
+                 trace_clock: Callable[[], float], scale: TimeScale, interval: float = 1.0,
                  checkpoint: float = 30.0, monotonic: Callable[[], float] = time.monotonic,
                  now: Callable[[], datetime] = utc_now,
                  start_grace_s: float = starting.DEFAULT_GRACE_S,
                  timers: Mapping[str, Any] | None = None) -> None:
-        if speed <= 0 or interval <= 0:
-            raise ValueError("speed and interval must be > 0")
+        if interval <= 0:  # the scale was checked when it was made
+            raise ValueError("interval must be > 0")
         self.run_dir = Path(run_dir)
         self._kube = kube
         self._simulation = simulation
@@ -60,7 +60,7 @@ class Recorder:
         self._prefix = namespace_prefix
         self._prices = {str(g): float(p) for g, p in groups.items()}
         self._trace_clock = trace_clock
-        self._scale = TimeScale(speed)
+        self._scale = scale
         self._interval = interval
         self._checkpoint = checkpoint
         self._start_grace_s = start_grace_s

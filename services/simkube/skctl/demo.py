@@ -26,8 +26,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from simkube.core.cli import SPEED
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import TimeScale
 from simkube.env import ports
 from simkube.skctl import demo_workload
 
@@ -80,13 +82,13 @@ def _start_tracer(*, kubeconfig: str, workdir: Path) -> tuple[subprocess.Popen[b
     raise SimkubeError(f"sk-tracer did not start recording; see {workdir / 'sk-tracer.log'}")
 
 
-async def _record(*, kubeconfig: str, time_scale: float) -> None:
+async def _record(*, kubeconfig: str, stretch: float) -> None:
     kube = await KubeClient.connect(kubeconfig=Path(kubeconfig))
     try:
         def show(step: demo_workload.Step) -> None:
             scaled = ", ".join(f"{name}={count}" for name, count in step.replicas.items())
-            console.print(f"  t+{step.at_seconds * time_scale:4.0f}s  {step.note:32} {scaled}")
-        await demo_workload.run_workload(kube=kube, time_scale=time_scale, on_step=show)
+            console.print(f"  t+{step.at_seconds * stretch:4.0f}s  {step.note:32} {scaled}")
+        await demo_workload.run_workload(kube=kube, stretch=stretch, on_step=show)
         await demo_workload.delete_workload(kube=kube)
     finally:
         await kube.close()
@@ -101,14 +103,14 @@ def _headlines(report_json: str) -> None:
     console.print(f"\n[bold]report:[/] {summary['html']}", soft_wrap=True)
 
 
-def run_demo(*, env: str, workdir: Path, time_scale: float, speed: float) -> None:
+def run_demo(*, env: str, workdir: Path, stretch: float, speed: TimeScale) -> None:
     _skctl("env", "up", "--name", env, "--services")
     status = json.loads(_skctl("env", "status", "--name", env, "--json", capture=True))
     kubeconfig = status["kubeconfig"]
     console.rule("1. record a production workload with sk-tracer")
     tracer, address = _start_tracer(kubeconfig=kubeconfig, workdir=workdir)
     try:
-        asyncio.run(_record(kubeconfig=kubeconfig, time_scale=time_scale))
+        asyncio.run(_record(kubeconfig=kubeconfig, stretch=stretch))
         trace = workdir / "shop.trace"
         _skctl("export", "--tracer", address, "--namespace", "shop", "-o", str(trace))
     finally:
@@ -119,7 +121,7 @@ def run_demo(*, env: str, workdir: Path, time_scale: float, speed: float) -> Non
     console.print("[yellow]note:[/] Cluster Autoscaler cannot be built on this machine "
                   "(issue #6): node groups stay at their minimum sizes.")
     _skctl("run", "--env", env, "--name", "shop-replay", "--trace", str(trace),
-           "--speed", f"{speed:g}", "--wait")
+           "--speed", f"{speed.speed:g}", "--wait")
     console.rule("3. report")
     _headlines(_skctl("report", "shop-replay", "--env", env, "--json", capture=True))
 
@@ -128,12 +130,13 @@ def run_demo(*, env: str, workdir: Path, time_scale: float, speed: float) -> Non
 @click.option("--env", "env_name", default="demo", show_default=True)
 @click.option("--workdir", type=click.Path(path_type=Path),
               help="Where the trace and logs go (default: a new directory under ./demo-out).")
-@click.option("--time-scale", type=click.FloatRange(min=0.05, max=10), default=1.0,
-              show_default=True, help="Shrink (<1) or stretch the workload's timeline.")
-@click.option("--speed", type=click.FloatRange(min=0.1, max=100), default=2.0,
-              show_default=True, help="Replay speed.")
+@click.option("--stretch", "--time-scale", "stretch", type=click.FloatRange(min=0.05, max=10),
+              default=1.0, show_default=True,
+              help="Shrink (<1) or stretch the workload's timeline (--time-scale: its former "
+                   "name).")
+@click.option("--speed", type=SPEED, default=2.0, show_default=True, help="Replay speed.")
 @click.option("--keep", is_flag=True, help="Leave the environment running at the end.")
-def main(env_name: str, workdir: Path | None, time_scale: float, speed: float,
+def main(env_name: str, workdir: Path | None, stretch: float, speed: TimeScale,
          keep: bool) -> None:
     """Record, replay and report a small workload end to end."""
     started = time.monotonic()
@@ -141,7 +144,7 @@ def main(env_name: str, workdir: Path | None, time_scale: float, speed: float,
     workdir.mkdir(parents=True, exist_ok=True)
     console.rule("simkube demo: record → replay → report")
     try:
-        run_demo(env=env_name, workdir=workdir, time_scale=time_scale, speed=speed)
+        run_demo(env=env_name, workdir=workdir, stretch=stretch, speed=speed)
     except SimkubeError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise SystemExit(exc.exit_code) from None

@@ -4,8 +4,8 @@ It is a script of timed steps applied to a real (local) cluster while sk-tracer 
 the trace the demo replays is a genuine recording rather than a hand-made file. The steps are
 chosen to tell a story in under a minute: two Deployments scale up until the node groups'
 capacity runs out (pods wait to be scheduled), then back down, while a CronJob keeps firing.
-Every step's time can be shrunk by ``time_scale`` so the end-to-end test runs the same story
-faster.
+Every step's time can be multiplied by ``stretch`` (below 1: shrunk) so the end-to-end test runs
+the same story faster. (Not a replay speed, which runs the other way: ``core.simtime``.)
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ async def _scale(kube: KubeClient, name: str, replicas: int) -> None:
                        content_type="application/merge-patch+json")
 
 
-async def run_workload(*, kube: KubeClient, time_scale: float = 1.0,
+async def run_workload(*, kube: KubeClient, stretch: float = 1.0,
                        on_step: Callable[[Step], None] = lambda step: None) -> None:
     """Create the shop, play every step at its (scaled) time, return at the end."""
     await kube.request("POST", "/api/v1/namespaces",
@@ -89,11 +89,11 @@ async def run_workload(*, kube: KubeClient, time_scale: float = 1.0,
     loop = asyncio.get_running_loop()
     started = loop.time()
     for step in STEPS:
-        await asyncio.sleep(max(0.0, started + step.at_seconds * time_scale - loop.time()))
+        await asyncio.sleep(max(0.0, started + step.at_seconds * stretch - loop.time()))
         for name, replicas in step.replicas.items():
             await _scale(kube, name, replicas)
         on_step(step)
-    await asyncio.sleep(max(0.0, started + END_SECONDS * time_scale - loop.time()))
+    await asyncio.sleep(max(0.0, started + END_SECONDS * stretch - loop.time()))
 
 
 async def delete_workload(*, kube: KubeClient, timeout: float = 60.0) -> None:

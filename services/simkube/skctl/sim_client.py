@@ -13,11 +13,12 @@ from typing import Any
 
 from simkube.core.errors import ConfigError, EnvironmentStateError
 from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
-from simkube.ctrl import names
 from simkube.ctrl.decisions import state_of
-from simkube.ctrl.statuses import TERMINAL, now
+from simkube.ctrl.statuses import now
 from simkube.env.paths import DEFAULT_ENV_NAME
 from simkube.env.status import load_state
+from simkube.simulation import names
+from simkube.simulation.states import TERMINAL
 
 NO_CRD_HINT = ("sk-ctrl installs the Simulation CRD when it starts: run "
                "'skctl env up --services' (or deploy deploy/overlays/sim)")

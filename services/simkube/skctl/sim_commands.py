@@ -16,10 +16,12 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from simkube.core.cli import SPEED
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import TimeScale
 from simkube.ctrl.decisions import state_of
-from simkube.ctrl.statuses import State
+from simkube.simulation.states import State
 from simkube.skctl import sim_client, sim_manifest, sim_progress, sim_tables
 from simkube.skctl.cluster_options import env_option, json_option, kubeconfig_option
 
@@ -55,8 +57,8 @@ class SimulationFailedError(SimkubeError):
 @click.option("--end", help="Window end for --tracer (RFC 3339).")
 @click.option("--namespace", "namespaces", multiple=True,
               help="Export only this namespace from --tracer (repeatable).")
-@click.option("--speed", type=click.FloatRange(min=0, min_open=True),
-              help="Trace seconds per wall-clock second [default: 1].")
+@click.option("--speed", type=SPEED,
+              help="Trace seconds per wall-clock second, at most 1e6 [default: 1].")
 @click.option("--duration", help="Trace time to replay (90s, 15m, 1h30m) [default: all].")
 @click.option("--repetitions", type=click.IntRange(1, 100), help="Runs [default: 1].")
 @click.option("--namespace-prefix", help="Virtual namespaces are PREFIX-<ns> "
@@ -76,7 +78,7 @@ class SimulationFailedError(SimkubeError):
 @env_option
 def run_command(  # noqa: PLR0917  # click passes every option as a parameter
         file: Path | None, name: str | None, trace: str | None, tracer: str | None,
-        start: str | None, end: str | None, namespaces: tuple[str, ...], speed: float | None,
+        start: str | None, end: str | None, namespaces: tuple[str, ...], speed: TimeScale | None,
         duration: str | None, repetitions: int | None, namespace_prefix: str | None,
         node_groups: str | None, reset_node_groups: bool | None, startup_delay: str | None,
         seed: int | None, timers: tuple[str, ...], wait: bool, timeout: float | None,

@@ -1,7 +1,9 @@
 """The Simulation that ``skctl run`` creates, from flags or a file, checked before it is sent.
 
-A Simulation that sk-ctrl would refuse is refused here first, with sk-ctrl's own checks
-(``simkube.ctrl.spec.parse_spec``), so a typo never leaves a Failed object in the cluster.
+A Simulation that sk-ctrl or sk-driver would refuse is refused here first, with the one
+parsing of a Simulation's spec (``simkube.simulation.spec.parse_spec``, which applies every
+rule, sk-driver's speed ceiling included), so a typo never leaves a Failed object in the
+cluster.
 ``skctl run`` also resolves what only the caller's machine can: a relative ``--trace`` path
 becomes absolute (sk-driver of a local environment runs on this host), and a trace file that
 is missing or not a trace is reported before anything is created.
@@ -19,8 +21,10 @@ import yaml
 
 from simkube.core import simtime
 from simkube.core.errors import ConfigError
-from simkube.ctrl import names
-from simkube.ctrl.spec import DNS_LABEL, SpecError, parse_spec
+from simkube.core.simtime import TimeScale
+from simkube.simulation import names
+from simkube.simulation.names import DNS_LABEL
+from simkube.simulation.spec import SpecError, parse_spec
 from simkube.trace import PREFIX_BYTES, TraceFormatError, detect_format
 
 URL_SCHEMES = re.compile(r"^(https?|file)://")
@@ -37,7 +41,7 @@ class RunFlags:
     start: str | None = None
     end: str | None = None
     namespaces: tuple[str, ...] = ()
-    speed: float | None = None
+    speed: TimeScale | None = None  # parsed by the --speed option (core.cli.SPEED)
     duration: str | None = None
     repetitions: int | None = None
     namespace_prefix: str | None = None
@@ -116,7 +120,8 @@ def check_trace_file(path: Path) -> Path:
 def from_flags(flags: RunFlags) -> dict[str, Any]:
     """A whole Simulation object from command-line flags, checked like sk-ctrl checks it."""
     spec: dict[str, Any] = {"trace": _trace_source(flags)}
-    optional = {"speed": flags.speed, "duration": flags.duration,
+    optional = {"speed": flags.speed.speed if flags.speed else None,  # a float on the wire
+                "duration": flags.duration,
                 "repetitions": flags.repetitions, "namespacePrefix": flags.namespace_prefix}
     spec.update({key: value for key, value in optional.items() if value is not None})
     groups = {key: value for key, value in (("config", flags.node_groups),
@@ -161,7 +166,7 @@ def from_file(path: Path, *, name: str | None) -> dict[str, Any]:
 def timer_warnings(simulation: dict[str, Any]) -> list[str]:
     """Floors that stretch one of the Simulation's timers more than twice at its speed."""
     spec = parse_spec(simulation)
-    scaled = simtime.plan(speed=spec.speed, settings=spec.timers)
+    scaled = simtime.plan(scale=spec.scale, settings=spec.timers)
     return [timer.describe() for timer in scaled.distorted()]
 
 

@@ -19,7 +19,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import KubeClient
 from simkube.ctrl.decisions import state_of
-from simkube.ctrl.statuses import TERMINAL
+from simkube.simulation.states import TERMINAL
 from simkube.skctl import sim_client
 
 POLL_INTERVAL = 0.5

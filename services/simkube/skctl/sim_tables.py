@@ -12,8 +12,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-STATE_COLOURS = {"Finished": "green", "Failed": "red", "Running": "cyan", "Paused": "yellow",
-                 "Blocked": "yellow", "Initializing": "cyan", "Pending": "white"}
+from simkube.simulation.states import State
+
+# Keyed by the enum so a new state cannot be left without a colour (a unit test checks).
+STATE_COLOURS: dict[str, str] = {
+    State.FINISHED: "green", State.FAILED: "red", State.RUNNING: "cyan", State.PAUSED: "yellow",
+    State.BLOCKED: "yellow", State.INITIALIZING: "cyan", State.PENDING: "white"}
 
 
 def _state(text: str) -> str:

@@ -32,8 +32,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from simkube.core.cli import SPEED
 from simkube.core.durations import go_duration, parse_duration
 from simkube.core.errors import EnvironmentStateError, SimkubeError
+from simkube.core.simtime import TimeScale
 from simkube.env.autoscalers import cluster_autoscaler as ca
 from simkube.env.autoscalers.kinds import AutoscalerKind
 from simkube.env.paths import results_dir
@@ -50,7 +52,7 @@ DEFAULT_TAIL = "15m"
 @dataclass(frozen=True, kw_only=True)
 class StudyPlan:
     trace: Path
-    speed: float
+    scale: TimeScale
     seed: int
     output: Path
     node_groups: Path | None = None
@@ -99,12 +101,12 @@ def run_one(plan: StudyPlan, kind: AutoscalerKind) -> RunData:
     if kind is AutoscalerKind.CLUSTER_AUTOSCALER and plan.ca_binary is not None:
         up += ["--autoscaler-binary", str(plan.ca_binary)]
     run = ["run", "--env", env, "--name", simulation, "--trace", str(plan.trace),
-           "--speed", f"{plan.speed:g}", "--seed", str(plan.seed), "--wait"]
+           "--speed", f"{plan.scale.speed:g}", "--seed", str(plan.seed), "--wait"]
     if plan.duration:
         run += ["--duration", plan.duration]
     for timer in plan.timers:
         run += ["--timer", timer]
-    console.rule(f"{kind.value}: replay at {plan.speed:g}x")
+    console.rule(f"{kind.value}: replay at {plan.scale.speed:g}x")
     skctl(*up)
     try:
         skctl(*run)
@@ -161,7 +163,7 @@ def study_group() -> None:
 @study_group.command("autoscalers")
 @click.option("--trace", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               required=True, help="The trace to replay under each autoscaler.")
-@click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=10.0,
+@click.option("--speed", type=SPEED, default=10.0,
               show_default=True, help="Replay speed (timers are scaled with it).")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
               help="The runs' seed (provisioning jitter), the same for both.")
@@ -177,7 +179,7 @@ def study_group() -> None:
 @click.option("--output", type=click.Path(path_type=Path, file_okay=False),
               help="Where results and the comparison go (default: ./study-out/<time>).")
 def autoscalers_command(  # noqa: PLR0917  # click passes every option as a parameter
-        trace: Path, speed: float, seed: int, node_groups: Path | None,
+        trace: Path, speed: TimeScale, seed: int, node_groups: Path | None,
         autoscaler_binary: Path | None, duration: str | None, tail: str | None,
         timers: tuple[str, ...], output: Path | None) -> None:
     """Replay TRACE under Cluster Autoscaler and Karpenter and compare them."""
@@ -187,7 +189,7 @@ def autoscalers_command(  # noqa: PLR0917  # click passes every option as a para
     duration = duration or replay_duration(trace, tail=DEFAULT_TAIL if tail is None else tail)
     output = (output or Path("study-out") / time.strftime("%Y%m%d-%H%M%S")).resolve()
     output.mkdir(parents=True, exist_ok=True)
-    plan = StudyPlan(trace=trace.resolve(), speed=speed, seed=seed, output=output,
+    plan = StudyPlan(trace=trace.resolve(), scale=speed, seed=seed, output=output,
                      node_groups=node_groups.resolve() if node_groups else None,
                      ca_binary=find_ca(autoscaler_binary), duration=duration, timers=timers)
     runs, rendered = run_study(plan)

@@ -188,8 +188,10 @@ def fix_command(source: Path, target: Path, requested: dict[FindingCode, FixChoi
               help="Add a toleration (Exists without a value) to pod templates.")
 @click.option("--remove-toleration", multiple=True, metavar="KEY",
               help="Remove every toleration with this key from pod templates.")
-@click.option("--time-scale", type=click.FloatRange(min=0, min_open=True),
-              help="Multiply time between events (0.5: twice as fast).")
+@click.option("--time-stretch", "--time-scale", "time_stretch",
+              type=click.FloatRange(min=0, min_open=True),
+              help="Multiply time between events (0.5: twice as fast); --time-scale is its "
+                   "former name.")
 @click.option("--target-namespace", "target_namespaces", multiple=True,
               help="Limit replica, resource and scheduling edits to these namespaces.")
 @click.option("--target-kind", "target_kinds", multiple=True,

@@ -27,7 +27,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from simkube.core.kubeapi import ApiError, KubeClient
-from simkube.ctrl.names import SIMULATIONS_PATH, simulation_path
+from simkube.simulation.names import SIMULATIONS_PATH, simulation_path
 from tests.conftest import SimEnv
 from tests.support.kube import eventually
 from tests.support.traces import build_trace, config_map, write_native

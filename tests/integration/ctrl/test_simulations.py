@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient
-from simkube.ctrl.names import FINALIZER, simulation_path
+from simkube.simulation.names import FINALIZER, simulation_path
 from tests.integration.ctrl.conftest import (
     Controller,
     create,

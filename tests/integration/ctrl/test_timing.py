@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from simkube.core.kubeapi import KubeClient
-from simkube.core.simtime import RUN_CONFIGMAP, TimerSettings
+from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.ctrl.timing import (
     BASE_ARGS_ANNOTATION,
     RUN_ANNOTATION,
@@ -22,6 +22,7 @@ from simkube.ctrl.timing import (
     publish,
     withdraw,
 )
+from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunTiming
 
 pytestmark = pytest.mark.integration
 ARGS = ["--cloud-provider=externalgrpc", "--scan-interval=2s", "--v=2"]
@@ -48,16 +49,17 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         await api.request("POST", path, body=deployment("cluster-autoscaler"))
         target = AutoscalerDeployment(kube=api, namespace=namespace, name="cluster-autoscaler")
         settings = TimerSettings(values={"clusterAutoscaler.scan-interval": 20_000})
-        await target.apply(speed=10, settings=settings, run="s-r1")
+        await target.apply(scale=TimeScale(10), settings=settings, run="s-r1")
         found = await api.request("GET", f"{path}/cluster-autoscaler")
         args = found["spec"]["template"]["spec"]["containers"][0]["args"]
         assert "--scan-interval=2000ms" in args
         assert "--scale-down-unneeded-time=60000ms" in args
         assert "--scan-interval=2s" not in args
-        assert args[:2] == ["--cloud-provider=externalgrpc", "--v=2"]
+        # The run's value takes its namesake's place (core.flags.with_flags); the rest stay.
+        assert args[:3] == ["--cloud-provider=externalgrpc", "--scan-interval=2000ms", "--v=2"]
         assert json.loads(found["metadata"]["annotations"][BASE_ARGS_ANNOTATION]) == ARGS
         assert found["status"]["availableReplicas"] == 1  # the rollout was waited for
-        await target.apply(speed=20, settings=settings, run="s-r2")  # from the originals
+        await target.apply(scale=TimeScale(20), settings=settings, run="s-r2")  # from the originals
         again = await api.request("GET", f"{path}/cluster-autoscaler")
         # A new run rolls CA out afresh even with the same args: nothing remembered.
         assert again["spec"]["template"]["metadata"]["annotations"][RUN_ANNOTATION] == "s-r2"
@@ -71,8 +73,10 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         assert RUN_ANNOTATION not in (restored["spec"]["template"]["metadata"].get(
             "annotations") or {})
 
-        await publish(api, namespace=namespace, speed=10, seed=3, run="s-r1")
-        await publish(api, namespace=namespace, speed=20, seed=3, run="s-r2")  # replaced
+        await publish(api, namespace=namespace,
+                      timing=RunTiming(scale=TimeScale(10), seed=3, run="s-r1"))
+        await publish(api, namespace=namespace,  # replaced
+                      timing=RunTiming(scale=TimeScale(20), seed=3, run="s-r2"))
         config = await api.request(
             "GET", f"/api/v1/namespaces/{namespace}/configmaps/{RUN_CONFIGMAP}")
         assert config["data"] == {"speed": "20.0", "seed": "3", "run": "s-r2"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from simkube.core import simtime
-from simkube.core.simtime import TimerSettings, TimeScale, read_timescale, timescale_data
+from simkube.core.simtime import MAX_SPEED, SpeedError, TimerSettings, TimeScale, parse_speed
 from simkube.core.timers import BY_KEY, CATALOGUE, NEVER, Component, Timer
 
 pytestmark = pytest.mark.unit
@@ -26,6 +26,36 @@ def test_conversion_both_ways() -> None:
 def test_a_speed_must_be_positive_and_finite(speed: float) -> None:
     with pytest.raises(ValueError, match="positive"):
         TimeScale(speed)
+
+
+def test_the_ceiling_is_part_of_the_one_rule() -> None:
+    assert TimeScale(MAX_SPEED).speed == MAX_SPEED
+    with pytest.raises(SpeedError, match="above the maximum 1e\\+06"):
+        TimeScale(2e6)
+
+
+@pytest.mark.parametrize(("given", "speed"), [(10, 10.0), (2.5, 2.5), ("2e3", 2000.0),
+                                              (" 4 ", 4.0), ("1e6", MAX_SPEED)])
+def test_a_speed_is_parsed_from_a_number_or_its_text(given: object, speed: float) -> None:
+    assert parse_speed(given, field="--speed") == TimeScale(speed)
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ("2e6", "--speed 2e\\+06 is above the maximum 1e\\+06"),
+    (2_000_000, "--speed 2e\\+06 is above the maximum"),
+    ("fast", "--speed 'fast' is not a number"),
+    (True, "--speed True is not a number"),
+    (None, "--speed None is not a number"),
+    (0, "--speed 0 must be a positive number"),
+    ("-1", "--speed '-1' must be a positive number"),
+    ("nan", "--speed 'nan' must be a positive number"),
+    ("inf", "--speed 'inf' must be a positive number"),
+])
+def test_a_bad_speed_names_its_field(given: object, message: str) -> None:
+    with pytest.raises(SpeedError, match=message) as caught:
+        parse_speed(given, field="--speed")
+    assert isinstance(caught.value, ValueError)  # data readers catch it as one
+    assert caught.value.exit_code == 2
 
 
 def test_durations_divide_exactly() -> None:
@@ -57,7 +87,7 @@ def test_zero_stays_zero_unless_the_component_has_a_minimum() -> None:
 
 def test_the_plan_covers_the_catalogue_and_the_extras() -> None:
     extra = Timer(component=Component.CLOUDPROV, name="small.delay", default_ms=60_000)
-    plan = simtime.plan(speed=10, settings=TimerSettings(values={SCAN.key: 20_000}),
+    plan = simtime.plan(scale=TimeScale(10), settings=TimerSettings(values={SCAN.key: 20_000}),
                         extra=[(extra, 60_000)])
     assert len(plan.timers) == len(CATALOGUE) + 1
     assert plan.wall_ms(SCAN.key) == 2000
@@ -68,13 +98,13 @@ def test_the_plan_covers_the_catalogue_and_the_extras() -> None:
 
 
 def test_speed_one_is_production() -> None:
-    plan = simtime.plan(speed=1)
+    plan = simtime.plan(scale=TimeScale(1))
     assert all(t.wall_ms == t.timer.default_ms for t in plan.timers)
     assert not plan.floored()
 
 
 def test_flags_in_the_form_each_component_reads() -> None:
-    plan = simtime.plan(speed=10)
+    plan = simtime.plan(scale=TimeScale(10))
     flags = plan.flags(Component.CLUSTER_AUTOSCALER)
     assert flags["scan-interval"] == "1000ms"
     assert flags["max-graceful-termination-sec"] == "60"
@@ -83,50 +113,17 @@ def test_flags_in_the_form_each_component_reads() -> None:
     assert scheduler == {"pod-max-in-unschedulable-pods-duration": "30000ms"}
 
 
-def test_with_flags_replaces_namesakes_and_appends_the_rest() -> None:
-    argv = ["ca", "--scan-interval=2s", "--v=2", "--expander=price"]
-    assert simtime.with_flags(argv, {"scan-interval": "1s", "max-node-provision-time": "90s"}) \
-        == ["ca", "--v=2", "--expander=price", "--scan-interval=1s",
-            "--max-node-provision-time=90s"]
-
-
 def test_unknown_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown timers"):
         TimerSettings(values={"clusterAutoscaler.scan-intervall": 1})
-
-
-def test_the_run_configmap_round_trips_and_refuses_garbage() -> None:
-    data = timescale_data(speed=12.5, seed=7, run="sim-r1")
-    assert read_timescale(data) == (12.5, 7, "sim-r1")
-    assert read_timescale({}) == (1.0, 0, "")
-    with pytest.raises(ValueError, match="speed"):
-        read_timescale({"speed": "-3"})
-    with pytest.raises(ValueError, match="seed"):
-        read_timescale({"speed": "2", "seed": "x"})
-
-
-def test_the_trace_clock_runs_between_reports_and_stops_with_the_run() -> None:
-    wall = [100.0]
-    clock = simtime.TraceClock(speed=50, monotonic=lambda: wall[0])
-    assert clock.now() == 0.0  # nothing reported yet
-    clock.report(trace_s=10.0, running=True, length_s=200.0)
-    wall[0] += 1.5  # no report for 1.5 s: 75 s of trace at speed 50, not a stall
-    assert clock.now() == 85.0
-    wall[0] += 10
-    assert clock.now() == 200.0  # never past the trace's length
-    clock.report(trace_s=120.0, running=False, length_s=200.0)  # paused
-    wall[0] += 5
-    assert clock.now() == 120.0
-    clock.report(trace_s=120.0, running=True, length_s=0)  # length unknown: no cap
-    wall[0] += 10
-    assert clock.now() == 620.0
 
 
 CONSOLIDATE = BY_KEY["karpenter.consolidateAfter"]
 
 
 def test_karpenter_timers_divide_like_the_others() -> None:
-    plan = simtime.plan(speed=10, settings=TimerSettings(values={CONSOLIDATE.key: 100_000}))
+    plan = simtime.plan(scale=TimeScale(10),
+                        settings=TimerSettings(values={CONSOLIDATE.key: 100_000}))
     assert plan.flags(Component.KARPENTER, skip=["consolidateAfter"]) == {
         "batch-idle-duration": "100ms", "batch-max-duration": "1000ms"}
     assert plan.wall_ms(CONSOLIDATE.key) == 10_000
@@ -174,4 +171,43 @@ def test_no_module_but_simtime_scales_by_the_speed_itself() -> None:
                     if "speed" in name:
                         found.append(f"{path.relative_to(package)}:{node.lineno} "
                                      f"{ast.unparse(node)}")
+    assert found == []
+
+
+def _presence_check(node: ast.Compare) -> bool:
+    """``speed is None``, ``request.speed != 0``: whether a speed was given at all (proto3's
+    zero is "unset"), not a rule about its value."""
+    return (all(isinstance(op, ast.Is | ast.IsNot | ast.Eq | ast.NotEq) for op in node.ops)
+            and any(isinstance(side, ast.Constant) and side.value in (None, 0)
+                    for side in (node.left, *node.comparators)))
+
+
+def test_no_module_but_simtime_checks_or_builds_a_speed() -> None:
+    """One rule for a speed: a comparison of a speed, or a ``TimeScale`` built from a variable,
+    anywhere else is a second rule (or a second parse) that can drift from ``parse_speed``;
+    other modules take the ``TimeScale`` they are given or parse with ``parse_speed``."""
+    package = Path(simtime.__file__).parents[1]
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "simtime.py" or "gen" in path.relative_to(package).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            names = []
+            if isinstance(node, ast.Compare) and not _presence_check(node):
+                names = [node.left, *node.comparators]
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id == "TimeScale"):
+                names = [arg for arg in node.args if not isinstance(arg, ast.Constant)]
+                names += [kw.value for kw in node.keywords
+                          if not isinstance(kw.value, ast.Constant)]
+                if names:
+                    found.append(f"{path.relative_to(package)}:{node.lineno} "
+                                 f"{ast.unparse(node)}")
+                continue
+            for side in names:
+                name = (side.id if isinstance(side, ast.Name) else
+                        side.attr if isinstance(side, ast.Attribute) else "")
+                if "speed" in name:
+                    found.append(f"{path.relative_to(package)}:{node.lineno} "
+                                 f"{ast.unparse(node)}")
     assert found == []

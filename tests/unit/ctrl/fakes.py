@@ -20,9 +20,10 @@ from simkube.ctrl.context import Deps, SimulationContext
 from simkube.ctrl.driving import STATE, DriverError
 from simkube.ctrl.leasing import SimulationLease
 from simkube.ctrl.metrics import ControllerMetrics
-from simkube.ctrl.names import EVENTS_NAMESPACE, simulation_path
-from simkube.ctrl.spec import SimulationSpec
+from simkube.ctrl.names import EVENTS_NAMESPACE
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.names import simulation_path
+from simkube.simulation.spec import SimulationSpec
 from tests.support.fake_api import FakeApi
 
 EVENTS = f"/api/v1/namespaces/{EVENTS_NAMESPACE}/events"

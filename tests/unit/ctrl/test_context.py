@@ -21,7 +21,7 @@ async def test_events_are_about_the_latest_copy(tmp_path: Path) -> None:
     assert events(api) == [("Warning", "Paused", "run shop-r1 paused")]
     assert api.sent("POST")[0]["involvedObject"]["name"] == "shop"
     assert ctx.changed.is_set()
-    assert (ctx.generation, ctx.spec().speed) == (4, 5.0)
+    assert (ctx.generation, ctx.spec().scale.speed) == (4, 5.0)
 
 
 def test_status_starts_from_the_simulations_own(tmp_path: Path) -> None:

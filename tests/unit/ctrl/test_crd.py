@@ -1,19 +1,23 @@
-"""The CRD applied when missing or older, left alone when newer, waited for until Established."""
+"""The packaged CRD is the deployable one and carries the speed rule's ceiling; it is applied
+when missing or older, left alone when newer, waited for until Established."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.kubeapi import ApiError, KubeClient
-from simkube.ctrl.crd import REVISION_LABEL, crd_manifest, ensure_crd, revision
-from simkube.ctrl.names import CRD_NAME, CRDS_PATH
+from simkube.core.simtime import MAX_SPEED
+from simkube.ctrl.crd import CRD_FILE, REVISION_LABEL, crd_manifest, ensure_crd, revision
+from simkube.simulation.names import CRD_NAME, CRDS_PATH
 from tests.support.fake_api import FakeApi
 
 pytestmark = pytest.mark.unit
 PATH = f"{CRDS_PATH}/{CRD_NAME}"
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def crd(rev: int, *, established: bool = True) -> dict[str, Any]:
@@ -61,3 +65,28 @@ async def test_other_refusals_are_raised() -> None:
     api.fail("GET", PATH, ApiError(code=403, reason="Forbidden", message="rbac"))
     with pytest.raises(ApiError, match="rbac"):
         await ensure_crd(cast(KubeClient, api))
+
+
+def test_packaged_crd_equals_deployed_crd() -> None:
+    assert CRD_FILE.read_bytes() == (ROOT / "deploy" / "crds" / "simulation.yaml").read_bytes()
+
+
+def test_crd_shape() -> None:
+    crd = crd_manifest()
+    assert crd["metadata"]["name"] == "simulations.simkube.dev"
+    assert revision(crd) >= 1
+    names = crd["spec"]["names"]
+    assert names["shortNames"] == ["sim", "sims"]
+    assert names["categories"] == ["simkube"]
+    assert crd["spec"]["scope"] == "Cluster"
+    version = crd["spec"]["versions"][0]
+    assert version["subresources"] == {"status": {}}
+    columns = [c["name"] for c in version["additionalPrinterColumns"]]
+    assert columns == ["State", "Run", "Runs", "Events", "Speed", "Age"]
+    spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    assert [list(o["required"]) for o in spec["trace"]["oneOf"]] == [["path"], ["url"],
+                                                                      ["tracer"]]
+    assert spec["speed"]["exclusiveMinimum"] is True
+    assert spec["speed"]["maximum"] == MAX_SPEED  # the schema refuses what sk-driver would
+    assert (spec["repetitions"]["minimum"], spec["repetitions"]["maximum"]) == (1, 100)
+    assert spec["pausedTime"]["format"] == "date-time"

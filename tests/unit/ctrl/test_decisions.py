@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from simkube.ctrl.decisions import Action, choose_holder, needs_block_write, plan
-from simkube.ctrl.names import FINALIZER
+from simkube.simulation.names import FINALIZER
 
 pytestmark = pytest.mark.unit
 

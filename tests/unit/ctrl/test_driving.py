@@ -15,8 +15,8 @@ from simkube.ctrl.driving import (
     DriverError,
     start_request,
 )
-from simkube.ctrl.spec import parse_spec
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.spec import parse_spec
 
 pytestmark = pytest.mark.unit
 

@@ -10,9 +10,10 @@ import pytest
 
 from simkube.cloudprov.naming import GROUP_LABEL
 from simkube.core.kubeapi import ApiError
-from simkube.core.simtime import RUN_CONFIGMAP, TimerSettings
+from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.ctrl import preparing
 from simkube.ctrl.retrying import SimulationFailedError
+from simkube.simulation.run_configmap import RUN_CONFIGMAP
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import FakeDriver, context, events, simulation, status_writes
 
@@ -37,8 +38,8 @@ class Target:
     async def environment_timers(self) -> dict[str, int]:
         return {}
 
-    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
-        self.applied.append((speed, run))
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
+        self.applied.append((scale.speed, run))
 
     async def restore(self) -> None:
         self.restored += 1

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from simkube.core.kubeapi import ApiError
-from simkube.ctrl.names import FINALIZER, LEASE_NAME, simulation_path
+from simkube.ctrl.names import LEASE_NAME
 from simkube.ctrl.reconciling import Reconciler
+from simkube.simulation.names import FINALIZER, simulation_path
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import (
     SUCCEEDED,

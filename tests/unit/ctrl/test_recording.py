@@ -10,6 +10,7 @@ from typing import cast
 import pytest
 
 from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import TimeScale
 from simkube.ctrl.recording import (
     RunRecorder,
     driver_summary,
@@ -55,7 +56,7 @@ def test_a_failed_rename_is_not_an_error(tmp_path: Path,
 def recorder(api: FakeApi, run_dir: Path) -> RunRecorder:
     return RunRecorder(kube=cast(KubeClient, api), run_dir=run_dir, simulation="shop", run=1,
                        namespace_prefix="virtual", groups={"small": 0.1},
-                       trace_clock=lambda: 0.0, speed=10.0, timers={"appliedTo": "x"})
+                       trace_clock=lambda: 0.0, scale=TimeScale(10.0), timers={"appliedTo": "x"})
 
 
 async def test_a_run_recorded_from_start_to_stop(tmp_path: Path) -> None:

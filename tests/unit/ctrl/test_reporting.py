@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from simkube.core.kubeapi import ApiError
-from simkube.ctrl.names import simulation_path
 from simkube.ctrl.reporting import RunReport, conclude
-from simkube.ctrl.statuses import State
+from simkube.simulation.names import simulation_path
+from simkube.simulation.states import State
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import (
     SUCCEEDED,

@@ -7,10 +7,10 @@ from typing import Any, cast
 import pytest
 
 from simkube.core.kubeapi import KubeClient
-from simkube.core.simtime import TimerSettings
+from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.core.timers import NEVER
-from simkube.ctrl.spec import SimulationSpec
 from simkube.ctrl.timing import prepare_timers
+from simkube.simulation.spec import SimulationSpec
 
 pytestmark = pytest.mark.unit
 KEY = "karpenter.consolidateAfter"
@@ -26,7 +26,7 @@ class FakeTarget:
     async def environment_timers(self) -> dict[str, int]:
         return self.own
 
-    async def apply(self, *, speed: float, settings: TimerSettings, run: str) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         self.applied.append(settings)
 
     async def restore(self) -> None:
@@ -35,7 +35,7 @@ class FakeTarget:
 
 def spec(values: dict[str, int]) -> SimulationSpec:
     return cast(SimulationSpec, type("Spec", (), {
-        "speed": 10.0, "seed": 1, "timers": TimerSettings(values=values)})())
+        "scale": TimeScale(10.0), "seed": 1, "timers": TimerSettings(values=values)})())
 
 
 def value(status: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 
 from simkube.core.kubeapi import ApiError, GoneError, KubeClient
 from simkube.ctrl import watching
-from simkube.ctrl.names import SIMULATIONS_PATH
+from simkube.simulation.names import SIMULATIONS_PATH
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import simulation
 

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from simkube.core.simtime import TimeScale
 from simkube.driver.clock import ReplayClock
 
 pytestmark = pytest.mark.unit
@@ -20,7 +21,7 @@ class FakeTime:
 
 def test_due_times_scale_with_speed() -> None:
     now = FakeTime()
-    clock = ReplayClock(speed=10.0, now=now)
+    clock = ReplayClock(scale=TimeScale(10.0), now=now)
     clock.start()
     assert clock.due(0) == 100.0
     assert clock.due(5_000) == pytest.approx(100.5)
@@ -30,7 +31,7 @@ def test_due_times_scale_with_speed() -> None:
 
 def test_pause_shifts_the_remaining_schedule() -> None:
     now = FakeTime()
-    clock = ReplayClock(speed=1.0, now=now)
+    clock = ReplayClock(scale=TimeScale(1.0), now=now)
     clock.start()
     now.now = 101.0
     assert clock.pause()
@@ -45,7 +46,7 @@ def test_pause_shifts_the_remaining_schedule() -> None:
 
 
 def test_unstarted_clock_refuses_t0() -> None:
-    clock = ReplayClock(speed=1.0)
+    clock = ReplayClock(scale=TimeScale(1.0))
     assert not clock.started
     assert clock.trace_offset_ms() == 0.0
     with pytest.raises(RuntimeError, match="not started"):
@@ -53,7 +54,7 @@ def test_unstarted_clock_refuses_t0() -> None:
 
 
 async def test_wait_until_is_punctual() -> None:
-    clock = ReplayClock(speed=100.0)
+    clock = ReplayClock(scale=TimeScale(100.0))
     clock.start()
     due = await clock.wait_until(5_000)  # 50 ms of wall time
     late = time.monotonic() - due
@@ -62,7 +63,7 @@ async def test_wait_until_is_punctual() -> None:
 
 
 async def test_wait_until_holds_while_paused() -> None:
-    clock = ReplayClock(speed=1.0)
+    clock = ReplayClock(scale=TimeScale(1.0))
     clock.start()
     clock.pause()
     waiter = asyncio.create_task(clock.wait_until(10))
@@ -75,7 +76,7 @@ async def test_wait_until_holds_while_paused() -> None:
 
 
 async def test_pause_interrupts_a_sleep() -> None:
-    clock = ReplayClock(speed=1.0)
+    clock = ReplayClock(scale=TimeScale(1.0))
     clock.start()
     waiter = asyncio.create_task(clock.wait_until(200))
     await asyncio.sleep(0.05)

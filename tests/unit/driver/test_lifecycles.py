@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from simkube.core.simtime import TimeScale
 from simkube.driver.lifecycles import LifetimePlan, owner_key
 from simkube.driver.names import POD_LIFETIME, POD_LIFETIME_MAX
 from simkube.trace import PodLifecycle, PodRun
@@ -17,7 +18,7 @@ def _plan(*, speed: float = 1.0, jitter_ms: int = 0) -> LifetimePlan:
         PodLifecycle(owner_kind="batch/v1.CronJob", owner="default/hello", runs=(
             PodRun(start_ms=121_000),)),
         PodLifecycle(owner_kind="v1.Pod", owner="ns/empty"),
-    ], speed=speed, jitter_ms=jitter_ms)
+    ], scale=TimeScale(speed), jitter_ms=jitter_ms)
 
 
 def test_runs_are_handed_out_in_launch_order() -> None:
@@ -56,7 +57,7 @@ def test_replica_controllers_runs_are_not_lifetimes() -> None:
             PodRun(start_ms=0, end_ms=40_000),)),  # deleted by a scale-down, not finished
         PodLifecycle(owner_kind="apps/v1.StatefulSet", owner="ns/db", runs=(
             PodRun(start_ms=0, end_ms=10_000),)),
-    ], speed=1.0)
+    ], scale=TimeScale(1.0))
     assert plan.owners == frozenset()
     assignment = plan.assign(web, job_owned=False)
     assert assignment.lifetime_ms is None

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.unit
 
 def test_zero_values_mean_defaults() -> None:
     options = options_from_request(driver_pb2.StartSimulationRequest(name="sim"))
-    assert (options.speed, options.duration_ms, options.prefix) == (1.0, None, "virtual")
+    assert (options.scale.speed, options.duration_ms, options.prefix) == (1.0, None, "virtual")
     assert dict(options.placement.node_selector) == {"type": "kwok"}
 
 
@@ -27,7 +27,7 @@ def test_every_field_is_used() -> None:
         pod_timing=driver_pb2.PodTiming(startup_delay="1s", startup_jitter="2s",
                                         lifetime_jitter="3s"))
     options = options_from_request(request)
-    assert (options.speed, options.duration_ms, options.prefix, options.max_concurrency) == (
+    assert (options.scale.speed, options.duration_ms, options.prefix, options.max_concurrency) == (
         5.0, 7_200_000, "p", 7)
     assert dict(options.placement.node_selector) == {"a": "b"}
     assert options.placement.tolerations == (

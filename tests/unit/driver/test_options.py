@@ -18,7 +18,7 @@ pytestmark = pytest.mark.unit
 
 def test_defaults_put_pods_on_fake_nodes() -> None:
     options = build_options(name="sim")
-    assert options.speed == 1.0
+    assert options.scale.speed == 1.0
     assert options.duration_ms is None
     assert options.prefix == "virtual"
     assert dict(options.placement.node_selector) == dict(DEFAULT_NODE_SELECTOR)
@@ -33,7 +33,7 @@ def test_everything_given() -> None:
         tolerations=[{"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute"}],
         startup_delay="2s", startup_jitter="1s", lifetime_jitter="500ms", cleanup=True,
         max_concurrency=8)
-    assert (options.speed, options.duration_ms, options.prefix) == (10.0, 900_000, "sim")
+    assert (options.scale.speed, options.duration_ms, options.prefix) == (10.0, 900_000, "sim")
     assert options.placement.tolerations == (
         {"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute"},)
     assert (options.pod_timing.startup_delay_ms, options.pod_timing.startup_jitter_ms,

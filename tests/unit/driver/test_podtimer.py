@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from simkube.core.kubeapi import MERGE_PATCH, ApiError
+from simkube.core.simtime import TimeScale
 from simkube.driver.lifecycles import Assignment, LifetimePlan, owner_key
 from simkube.driver.names import LIFECYCLE_OWNER, POD_LIFETIME
 from simkube.driver.podtimer import PodTimer
@@ -31,7 +32,7 @@ def _plan() -> LifetimePlan:
     return LifetimePlan([PodLifecycle(owner_kind="batch/v1.CronJob", owner="default/hello",
                                       runs=(PodRun(start_ms=0, end_ms=30_000),
                                             PodRun(start_ms=60_000, end_ms=72_000)))],
-                        speed=1.0)
+                        scale=TimeScale(1.0))
 
 
 async def _run_until_patched(kube: FakeKube, count: int) -> list[Assignment]:

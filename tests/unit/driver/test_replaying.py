@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from simkube.core.simtime import TimeScale
 from simkube.driver.clock import ReplayClock
 from simkube.driver.progress import FailureRecord, Operation, Progress
 from simkube.driver.replaying import Replayer, prefetched
@@ -51,7 +52,7 @@ async def _replay(trace: Trace, applier: RecordingApplier, *, speed: float,
                   duration_ms: int | None = None) -> tuple[Progress, ReplayClock]:
     source = InMemorySource(trace, name="t", trace_format=TraceFormat.NATIVE, size_bytes=0)
     scan = scan_trace(source, duration_ms=duration_ms)
-    clock = ReplayClock(speed=speed)
+    clock = ReplayClock(scale=TimeScale(speed))
     progress = Progress(name="sim", speed=speed, events_total=scan.events_total,
                         trace_length_ms=scan.length_ms)
     clock.start()

@@ -10,6 +10,7 @@ from typing import Any, cast
 import pytest
 
 from simkube.core.kubeapi import KubeClient
+from simkube.core.simtime import TimeScale
 from simkube.results import Recorder, load_run
 from simkube.results.model import RunResults
 from simkube.results.observing import NODECLAIMS
@@ -38,7 +39,7 @@ class Run:
         self.recorder = Recorder(
             kube=cast(KubeClient, api), run_dir=tmp_path / "sim" / "run-1", simulation="sim",
             run=1, namespace_prefix="virtual", groups=PRICES, trace_clock=lambda: self.trace,
-            speed=10.0, interval=3600.0, now=lambda: START)
+            scale=TimeScale(10.0), interval=3600.0, now=lambda: START)
 
     async def at(self, trace: float, *sent: tuple[str, str, dict[str, Any]]) -> None:
         self.trace = trace

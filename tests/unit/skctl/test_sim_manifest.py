@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from simkube.core.errors import ConfigError
+from simkube.core.simtime import TimeScale
 from simkube.skctl.sim_manifest import (
     RunFlags,
     default_name,
@@ -24,7 +25,7 @@ TRACE = DATA / "cronjob.sktrace"
 
 def test_flags_make_a_full_simulation() -> None:
     simulation = from_flags(RunFlags(
-        name="nightly", trace=str(TRACE), speed=10, duration="15m", repetitions=2,
+        name="nightly", trace=str(TRACE), speed=TimeScale(10), duration="15m", repetitions=2,
         namespace_prefix="night", node_groups="configmap:sk/groups", reset_node_groups=False,
         startup_delay="2s"))
     assert simulation == {
@@ -112,7 +113,7 @@ def test_a_missing_file_is_refused(tmp_path: Path) -> None:
 
 def test_timers_and_seed_go_to_their_sections_and_floors_are_named() -> None:
     simulation = from_flags(RunFlags(
-        name="t", trace=str(TRACE), speed=30, seed=3,
+        name="t", trace=str(TRACE), speed=TimeScale(30), seed=3,
         timers=("clusterAutoscaler.scan-interval=15s", "scheduler.podMaxBackoffSeconds=60",
                 "controllerManager.horizontal-pod-autoscaler-sync-period=30s")))
     spec = simulation["spec"]
@@ -123,4 +124,5 @@ def test_timers_and_seed_go_to_their_sections_and_floors_are_named() -> None:
     assert timer_warnings(simulation) == [
         "at speed 30, scheduler.podInitialBackoffSeconds 1.0s is 30.0s of trace time "
         "(scheduler takes whole seconds, at least 1.0s of wall time)"]
-    assert timer_warnings(from_flags(RunFlags(name="t", trace=str(TRACE), speed=2))) == []
+    slow = RunFlags(name="t", trace=str(TRACE), speed=TimeScale(2))
+    assert timer_warnings(from_flags(slow)) == []

@@ -6,7 +6,8 @@ import datetime
 
 import pytest
 
-from simkube.skctl.sim_tables import print_details, print_listing
+from simkube.simulation.states import State
+from simkube.skctl.sim_tables import STATE_COLOURS, print_details, print_listing
 
 pytestmark = pytest.mark.unit
 
@@ -57,3 +58,7 @@ def test_details_show_every_run(capsys: pytest.CaptureFixture[str],
     assert "sk-driver refused run 2" in out
     assert "07:01:57" in out
     assert "07:03:56" in out
+
+
+def test_every_state_has_a_colour() -> None:
+    assert set(STATE_COLOURS) == set(State)

@@ -49,7 +49,7 @@ from simkube.trace.tools.edit_steps import (
     ScaleReplicas,
     ScaleResources,
     TimePoint,
-    TimeScale,
+    TimeStretch,
     TimeWindow,
     Tolerations,
 )
@@ -204,7 +204,7 @@ def run_every_command(data: Input) -> None:
     steps = [ScaleReplicas(factor=2.5), ScaleResources(cpu=1.5, memory=0.5),
              NodeSelector(add=(("pool", "big"),), remove=frozenset({"zone"})),
              Tolerations(add=((("key", "t"), ("operator", "Exists")),), remove=frozenset({"k"})),
-             TimeWindow(start=TimePoint(offset_ms=30_000)), TimeScale(factor=0.5)]
+             TimeWindow(start=TimePoint(offset_ms=30_000)), TimeStretch(factor=0.5)]
     with tempfile.TemporaryDirectory() as scratch:
         for step in steps:  # written as edit writes them; converting is covered above
             write_converted(apply_edits(source, [step]), source, Path(scratch) / "e.trace")

@@ -2,12 +2,14 @@
 
 Cluster Autoscaler and Karpenter take ``--name=value`` flags. ``env up --autoscaler-flag``
 replaces a default by name, and refuses what is not a flag or what wires the process to the
-environment (its kubeconfig, ports, cloud provider), which skctl alone sets.
+environment (its kubeconfig, ports, cloud provider), which skctl alone sets. The merging
+itself is ``core.flags.with_flags``, the same sk-ctrl's timer targets use.
 """
 
 from __future__ import annotations
 
 from simkube.core.errors import EnvironmentStateError
+from simkube.core.flags import flag_name, with_flags
 
 
 def merge_flags(*, defaults: tuple[str, ...], extra: tuple[str, ...], wiring: tuple[str, ...],
@@ -15,8 +17,8 @@ def merge_flags(*, defaults: tuple[str, ...], extra: tuple[str, ...], wiring: tu
     """``defaults`` with ``extra`` replacing same-named flags; errors name the flag."""
     chosen: dict[str, str] = {}
     for flag in (*defaults, *extra):
-        name, equals, _ = flag.partition("=")
-        if not name.startswith("--") or not equals or len(name) < 3:
+        name = flag_name(flag)
+        if name is None or len(name) < 3:
             raise EnvironmentStateError(
                 f"--autoscaler-flag {flag!r} is not of the form --name=value",
                 hint=f"for example --autoscaler-flag={example}")
@@ -24,5 +26,5 @@ def merge_flags(*, defaults: tuple[str, ...], extra: tuple[str, ...], wiring: tu
             raise EnvironmentStateError(
                 f"--autoscaler-flag {flag!r}: {name} wires {owner} to this environment and "
                 "is set by skctl")
-        chosen[name] = flag
-    return list(chosen.values())
+        chosen[name.removeprefix("--")] = flag.partition("=")[2]
+    return with_flags((), flags=chosen)

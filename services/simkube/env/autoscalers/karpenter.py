@@ -22,6 +22,7 @@ from simkube.cloudprov.config import CloudConfig
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient, poll
+from simkube.core.simtime import REAL_TIME, TimeScale
 from simkube.env.autoscalers import flagmerge
 from simkube.env.autoscalers.karpenter_catalog import Disruption, instance_types, manifests
 from simkube.env.controlplane.components import Layout
@@ -80,7 +81,7 @@ async def _apply(kube: KubeClient, path: str, manifest: dict[str, Any]) -> None:
 
 
 async def _install(kubeconfig: Path, config: CloudConfig, disruption: Disruption,
-                   speed: float, with_crds: bool) -> None:
+                   scale: TimeScale, with_crds: bool) -> None:
     kube = await KubeClient.connect(kubeconfig=kubeconfig)
     try:
         if with_crds:
@@ -96,7 +97,7 @@ async def _install(kubeconfig: Path, config: CloudConfig, disruption: Disruption
                 if not await poll(established, timeout=CRD_TIMEOUT, interval=0.2):
                     raise EnvironmentStateError(f"CRD {name} was not established within "
                                                 f"{CRD_TIMEOUT:.0f}s")
-        for manifest in manifests(config, disruption=disruption, speed=speed):
+        for manifest in manifests(config, disruption=disruption, scale=scale):
             group = manifest["apiVersion"]
             plural = PLURALS[manifest["kind"]]
             await _apply(kube, f"/apis/{group}/{plural}/{manifest['metadata']['name']}",
@@ -109,10 +110,10 @@ async def _install(kubeconfig: Path, config: CloudConfig, disruption: Disruption
 
 def install(*, kubeconfig: Path, config: CloudConfig, disruption: Disruption) -> None:
     """CRDs (waited for until established), node classes and NodePools, at speed 1."""
-    asyncio.run(_install(kubeconfig, config, disruption, 1.0, True))
+    asyncio.run(_install(kubeconfig, config, disruption, REAL_TIME, True))
 
 
 def apply_pools(*, kubeconfig: Path, config: CloudConfig, disruption: Disruption,
-                speed: float) -> None:
-    """Node classes and NodePools with their durations at ``speed`` (a run's), or back at 1."""
-    asyncio.run(_install(kubeconfig, config, disruption, speed, False))
+                scale: TimeScale) -> None:
+    """Node classes and NodePools with their durations at ``scale`` (a run's), or back at 1."""
+    asyncio.run(_install(kubeconfig, config, disruption, scale, False))

@@ -36,7 +36,7 @@ from simkube.core.durations import go_duration
 from simkube.core.errors import ConfigError
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 from simkube.core.quantities import format_cpu, format_memory, parse_quantity
-from simkube.core.simtime import TimeScale
+from simkube.core.simtime import REAL_TIME, TimeScale
 from simkube.env.controlplane.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 NODEPOOL_API = "karpenter.sh/v1"
@@ -143,13 +143,14 @@ def pool_plans(config: CloudConfig) -> list[PoolPlan]:
             for groups in shared.values()]
 
 
-def node_class(plan: PoolPlan, *, speed: float = 1.0) -> dict[str, Any]:
+def node_class(plan: PoolPlan, *, scale: TimeScale = REAL_TIME) -> dict[str, Any]:
     return {"apiVersion": NODECLASS_API, "kind": "KWOKNodeClass",
             "metadata": {"name": plan.name},
-            "spec": {"nodeRegistrationDelay": _wall(plan.delay_s, speed)}}
+            "spec": {"nodeRegistrationDelay": _wall(plan.delay_s, scale)}}
 
 
-def node_pool(plan: PoolPlan, *, disruption: Disruption, speed: float = 1.0) -> dict[str, Any]:
+def node_pool(plan: PoolPlan, *, disruption: Disruption,
+              scale: TimeScale = REAL_TIME) -> dict[str, Any]:
     groups = plan.groups
     limits = {"nodes": str(sum(g.max_size for g in groups))}
     for resource in ("cpu", "memory"):
@@ -160,7 +161,7 @@ def node_pool(plan: PoolPlan, *, disruption: Disruption, speed: float = 1.0) -> 
     taints = [{"key": FAKE_NODE_ANNOTATION, "value": FAKE_NODE_VALUE, "effect": "NoSchedule"},
               *(t.manifest() for t in groups[0].template.taints)]
     after = ("Never" if disruption.consolidate_after_ms is None
-             else _wall(disruption.consolidate_after_ms / 1000, 1.0))
+             else _wall(disruption.consolidate_after_ms / 1000, REAL_TIME))
     return {"apiVersion": NODEPOOL_API, "kind": "NodePool", "metadata": {"name": plan.name},
             "spec": {
                 "limits": limits,
@@ -173,7 +174,7 @@ def node_pool(plan: PoolPlan, *, disruption: Disruption, speed: float = 1.0) -> 
                         "labels": {NODE_TYPE_LABEL: NODE_TYPE_VALUE},
                         "annotations": {  # KWOK's stage reads Go durations
                             READY_AFTER_ANNOTATION: go_duration(
-                                TimeScale(speed).to_wall(plan.ready_after_s * 1000))}},
+                                scale.to_wall(plan.ready_after_s * 1000))}},
                     "spec": {
                         "nodeClassRef": {"group": NODECLASS_GROUP,
                                          "kind": "KWOKNodeClass", "name": plan.name},
@@ -189,18 +190,18 @@ def node_pool(plan: PoolPlan, *, disruption: Disruption, speed: float = 1.0) -> 
                              "values": [g.id for g in groups]}]}}}}
 
 
-def _wall(trace_s: float, speed: float) -> str:
-    """A trace-time duration at ``speed`` the way Karpenter's CRDs accept it: whole seconds
+def _wall(trace_s: float, scale: TimeScale) -> str:
+    """A trace-time duration at ``scale`` the way Karpenter's CRDs accept it: whole seconds
     (``^([0-9]+(s|m|h))+$``), so under half a second is ``0s``, at once."""
-    return f"{round(TimeScale(speed).to_wall(trace_s))}s"
+    return f"{round(scale.to_wall(trace_s))}s"
 
 
 def manifests(config: CloudConfig, *, disruption: Disruption,
-              speed: float = 1.0) -> list[dict[str, Any]]:
+              scale: TimeScale = REAL_TIME) -> list[dict[str, Any]]:
     """Node classes first (a NodePool refers to one), then the NodePools."""
     plans = pool_plans(config)
-    return ([node_class(plan, speed=speed) for plan in plans]
-            + [node_pool(plan, disruption=disruption, speed=speed) for plan in plans])
+    return ([node_class(plan, scale=scale) for plan in plans]
+            + [node_pool(plan, disruption=disruption, scale=scale) for plan in plans])
 
 
 def pool_of_group(config: CloudConfig) -> Mapping[str, str]:

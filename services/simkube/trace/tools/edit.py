@@ -1,7 +1,7 @@
 """``skctl trace edit``: apply what-if steps, in order, to a trace flowing through.
 
 Object steps (select, replicas, resources, scheduling) rewrite each applied object where it
-passes; time steps (window, time scale) rewrite timestamps and pod lifecycles. Each step
+passes; time steps (window, time stretch) rewrite timestamps and pod lifecycles. Each step
 wraps the stream of the one before, so an edit of any size runs in constant memory (except
 a window's folded initial state, which is one object per live object at its start).
 """
@@ -25,11 +25,11 @@ from simkube.trace.tools.edit_steps import (
     ScaleReplicas,
     ScaleResources,
     Select,
-    TimeScale,
+    TimeStretch,
     TimeWindow,
     Tolerations,
 )
-from simkube.trace.tools.edit_time import scale_time, window
+from simkube.trace.tools.edit_time import stretch_time, window
 from simkube.trace.tools.stream import TraceStream, stream_of
 
 
@@ -39,8 +39,8 @@ def apply_edits(source: TraceSource, steps: Sequence[EditStep]) -> TraceStream:
     for step in steps:
         if isinstance(step, TimeWindow):
             stream = window(step, stream)
-        elif isinstance(step, TimeScale):
-            stream = scale_time(step.factor, stream)
+        elif isinstance(step, TimeStretch):
+            stream = stretch_time(step.factor, stream)
         elif isinstance(step, Select):
             stream = _select(step, stream)
         else:

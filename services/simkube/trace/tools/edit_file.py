@@ -22,7 +22,7 @@ from simkube.trace.tools.edit_steps import (
     ScaleReplicas,
     ScaleResources,
     Select,
-    TimeScale,
+    TimeStretch,
     TimeWindow,
     Tolerations,
     match_from,
@@ -135,9 +135,9 @@ def _tolerations(body: Any, what: str) -> Tolerations:
                        remove=frozenset(remove), match=match_from(fields, what=what))
 
 
-def _time_scale(body: Any, what: str) -> TimeScale:
+def _time_stretch(body: Any, what: str) -> TimeStretch:
     factor = body.get("factor") if isinstance(body, dict) else body
-    return TimeScale(factor=number(factor, what=what))
+    return TimeStretch(factor=number(factor, what=what))
 
 
 _PARSERS: dict[str, Callable[[Any, str], EditStep]] = {
@@ -148,5 +148,8 @@ _PARSERS: dict[str, Callable[[Any, str], EditStep]] = {
     "scale-resources": _scale_resources,
     "node-selector": _node_selector,
     "tolerations": _tolerations,
-    "time-scale": _time_scale,
+    "time-stretch": _time_stretch,
+    # The step's first name, still read so older edit files keep working; it is not a
+    # run's speed (its factor runs the other way), hence the new one.
+    "time-scale": _time_stretch,
 }

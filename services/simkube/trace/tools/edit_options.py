@@ -1,7 +1,7 @@
 """``skctl trace edit`` flags turned into steps, in one fixed, documented order.
 
 Flags cannot express order, so they apply as: window, keep filters, drop filters, replicas,
-resources, node selector, tolerations, time scale (a ``--steps`` file comes first and can
+resources, node selector, tolerations, time stretch (a ``--steps`` file comes first and can
 use any order). Keep flags narrow (each must match); drop flags each remove what they match.
 """
 
@@ -17,7 +17,7 @@ from simkube.trace.tools.edit_steps import (
     ScaleReplicas,
     ScaleResources,
     Select,
-    TimeScale,
+    TimeStretch,
     TimeWindow,
     Tolerations,
     parse_duration,
@@ -46,7 +46,7 @@ class EditOptions:
     remove_node_selector: tuple[str, ...] = ()
     add_toleration: tuple[str, ...] = ()
     remove_toleration: tuple[str, ...] = ()
-    time_scale: float | None = None
+    time_stretch: float | None = None
     target_namespaces: tuple[str, ...] = ()  # restrict replicas, resources, scheduling steps
     target_kinds: tuple[str, ...] = ()
     target_selector: str | None = None
@@ -81,8 +81,8 @@ def steps_from_options(options: EditOptions) -> list[EditStep]:
         steps.append(Tolerations(
             add=tuple(toleration(text, what="--add-toleration") for text in o.add_toleration),
             remove=frozenset(o.remove_toleration), match=target))
-    if o.time_scale is not None:
-        steps.append(TimeScale(factor=o.time_scale))
+    if o.time_stretch is not None:
+        steps.append(TimeStretch(factor=o.time_stretch))
     return steps
 
 

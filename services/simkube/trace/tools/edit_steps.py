@@ -77,12 +77,18 @@ class Tolerations:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TimeScale:
+class TimeStretch:
+    """Time between events multiplied by ``factor``: 0.5, everything happens twice as fast.
+
+    Not a speed: its factor runs the other way from a run's (``core.simtime.TimeScale``,
+    where 2 is twice as fast) and it rewrites the trace itself, so it has its own name.
+    """
+
     factor: float  # 0.5: everything happens twice as fast; 2: half as fast
 
 
 EditStep = (TimeWindow | Select | ScaleReplicas | ScaleResources | NodeSelector | Tolerations
-            | TimeScale)
+            | TimeStretch)
 
 
 def parse_duration(text: str, *, what: str) -> int:

@@ -95,7 +95,7 @@ def window(step: TimeWindow, stream: TraceStream) -> TraceStream:
                    lifecycles=cut.lifecycles)
 
 
-def scale_time(factor: float, stream: TraceStream) -> TraceStream:
+def stretch_time(factor: float, stream: TraceStream) -> TraceStream:
     """Times relative to the first event multiplied by ``factor`` (0.5: twice as fast)."""
     origin: list[int] = []
 

@@ -6,6 +6,7 @@ import pytest
 
 from simkube.cloudprov.config import CloudConfig, load_file
 from simkube.core.errors import ConfigError
+from simkube.core.simtime import TimeScale
 from simkube.env.autoscalers.karpenter_catalog import (
     ConsolidationPolicy,
     Disruption,
@@ -65,7 +66,7 @@ def test_groups_of_one_instance_type_must_share_its_shape(tmp_path: Path) -> Non
 
 def test_one_pool_limited_to_the_groups_and_their_max_sizes(tmp_path: Path) -> None:
     cloud = config(tmp_path)
-    node_class, pool = manifests(cloud, disruption=Disruption(), speed=10)
+    node_class, pool = manifests(cloud, disruption=Disruption(), scale=TimeScale(10))
     assert node_class["spec"] == {"nodeRegistrationDelay": "6s"}
     spec = pool["spec"]
     assert spec["limits"] == {"nodes": "30", "cpu": "120", "memory": "480Gi"}

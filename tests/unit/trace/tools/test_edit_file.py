@@ -12,7 +12,7 @@ from simkube.trace.tools.edit_steps import (
     ScaleReplicas,
     ScaleResources,
     Select,
-    TimeScale,
+    TimeStretch,
     TimeWindow,
     Tolerations,
 )
@@ -37,7 +37,7 @@ steps:
     steps = load_steps(path)
     assert [type(step) for step in steps] == [TimeWindow, Select, Select, ScaleReplicas,
                                               ScaleReplicas, ScaleResources, NodeSelector,
-                                              Tolerations, TimeScale]
+                                              Tolerations, TimeStretch]
     window, keep, drop, times_ten, set_three, resources, *_, scale = steps
     assert isinstance(window, TimeWindow)
     assert window.duration_ms == 600_000
@@ -51,7 +51,7 @@ steps:
     assert set_three.value == 3
     assert isinstance(resources, ScaleResources)
     assert (resources.requests, resources.limits) == (True, False)
-    assert scale == TimeScale(factor=0.5)
+    assert scale == TimeStretch(factor=0.5)
 
 
 @pytest.mark.parametrize(("raw", "problem"), [
@@ -77,4 +77,9 @@ def test_mistakes_name_the_step(raw: Any, problem: str) -> None:
 
 
 def test_time_scale_also_takes_a_mapping() -> None:
-    assert parse_steps([{"time-scale": {"factor": 2}}]) == [TimeScale(factor=2)]
+    assert parse_steps([{"time-scale": {"factor": 2}}]) == [TimeStretch(factor=2)]
+
+
+def test_time_stretch_is_the_step_s_name_and_time_scale_still_reads() -> None:
+    assert parse_steps([{"time-stretch": 0.5}]) == parse_steps([{"time-scale": 0.5}]) \
+        == [TimeStretch(factor=0.5)]

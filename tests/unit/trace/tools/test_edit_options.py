@@ -9,7 +9,7 @@ from simkube.trace.tools.edit_steps import (
     ScaleReplicas,
     ScaleResources,
     Select,
-    TimeScale,
+    TimeStretch,
     TimeWindow,
     Tolerations,
 )
@@ -19,12 +19,12 @@ pytestmark = pytest.mark.unit
 
 def test_flags_become_steps_in_the_documented_order() -> None:
     steps = steps_from_options(EditOptions(
-        time_scale=2, add_toleration=("spot",), add_node_selector=("pool=big",),
+        time_stretch=2, add_toleration=("spot",), add_node_selector=("pool=big",),
         cpu_factor=0.5, replicas_factor=10, drop_kinds=("Pod",), namespaces=("dsb",),
         kinds=("Deployment",), duration="10m", target_kinds=("Deployment",)))
     assert [type(step) for step in steps] == [TimeWindow, Select, Select, Select,
                                               ScaleReplicas, ScaleResources, NodeSelector,
-                                              Tolerations, TimeScale]
+                                              Tolerations, TimeStretch]
     replicas = steps[4]
     assert isinstance(replicas, ScaleReplicas)
     assert replicas.match.kinds == frozenset({"Deployment"})

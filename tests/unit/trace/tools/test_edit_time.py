@@ -8,7 +8,7 @@ from simkube.trace import PodLifecycle, PodRun, Trace, TraceEvent, TraceFormat, 
 from simkube.trace.model.selectors import Match
 from simkube.trace.model.source import InMemorySource, load
 from simkube.trace.tools.edit import apply_edits
-from simkube.trace.tools.edit_steps import Select, TimePoint, TimeScale, TimeWindow
+from simkube.trace.tools.edit_steps import Select, TimePoint, TimeStretch, TimeWindow
 from simkube.trace.tools.stream import write_stream
 from tests.unit.trace.conftest import HEADER, deployment, pod
 
@@ -61,7 +61,7 @@ def test_window_of_an_empty_trace() -> None:
 
 
 def test_compressing_time_scales_events_and_lifecycles_from_the_first_event() -> None:
-    stream = apply_edits(source(), [TimeScale(factor=0.5)])
+    stream = apply_edits(source(), [TimeStretch(factor=0.5)])
     assert [event.ts_ms - T0 for event in stream.events] == [0, 30_000, 60_000, 350_000]
     runs = stream.lifecycles()[0].runs
     assert (runs[1].start_ms - T0, runs[1].end_ms) == (25_000, T0 + 100_000)

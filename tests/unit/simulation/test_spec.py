@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from simkube.ctrl.spec import SpecError, parse_spec
+from simkube.simulation.spec import SpecError, parse_spec
 
 pytestmark = pytest.mark.unit
 
@@ -20,7 +20,7 @@ def test_defaults() -> None:
     parsed = parse_spec(simulation())
     assert parsed.trace_url == "/traces/a.sktrace"
     assert parsed.tracer is None
-    assert (parsed.namespace_prefix, parsed.speed, parsed.repetitions) == ("virtual", 1.0, 1)
+    assert (parsed.namespace_prefix, parsed.scale.speed, parsed.repetitions) == ("virtual", 1.0, 1)
     assert parsed.duration == ""
     assert parsed.node_groups is None
     assert parsed.reset_node_groups is True
@@ -42,7 +42,7 @@ def test_full_spec() -> None:
     assert parsed.tracer.namespaces == ("a", "b")
     assert parsed.tracer.tls is True
     assert parsed.trace_url is None
-    assert (parsed.speed, parsed.duration, parsed.repetitions) == (10.0, "15m", 3)
+    assert (parsed.scale.speed, parsed.duration, parsed.repetitions) == (10.0, "15m", 3)
     assert (parsed.startup_delay, parsed.startup_jitter) == ("1s", "500ms")
     assert parsed.node_groups == "configmap:sk-cloudprov/node-groups"
     assert parsed.reset_node_groups is False
@@ -71,6 +71,7 @@ def test_url_source() -> None:
     ({"speed": 0}, "spec.speed 0 must be a positive number"),
     ({"speed": -2.5}, "spec.speed -2.5 must be a positive number"),
     ({"speed": "fast"}, "spec.speed 'fast' is not a number"),
+    ({"speed": 2e6}, "spec.speed 2e+06 is above the maximum 1e+06"),  # sk-driver's rule
     ({"repetitions": 0}, "spec.repetitions 0 must be a whole number from 1 to 100"),
     ({"repetitions": 101}, "from 1 to 100"),
     ({"repetitions": True}, "spec.repetitions True"),

@@ -1,11 +1,13 @@
-"""The speed and seed of the Simulation run in progress, which sk-cloudprov's timers follow.
+"""The Simulation run in progress as sk-cloudprov sees it: its speed and seed, for our timers.
 
 Provisioning delays and per-group option durations in the node-groups file are trace time
 (what a real cloud takes). A run at speed *s* must see them *s* times shorter in wall time,
 or node arrivals — and so the autoscaler's whole behaviour — would depend on the speed the
-user picked. sk-ctrl publishes the run's speed and seed in a ConfigMap (``core.simtime``) at
-the start of every run and removes it at the end; this module polls it (a GET a second,
-cheap next to the watches) so a restarted sk-cloudprov picks the current run up at once.
+user picked. sk-ctrl publishes the run's speed and seed in a ConfigMap
+(``simulation.run_configmap``) at the start of every run and removes it at the end; this
+module polls it (a GET a second, cheap next to the watches) so a restarted sk-cloudprov picks
+the current run up at once. (It was ``RunTimescale``; ``TimeScale`` now means only the
+conversion in ``core.simtime``, which this object carries.)
 """
 
 from __future__ import annotations
@@ -15,22 +17,27 @@ import hashlib
 
 from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import get_logger
-from simkube.core.simtime import RUN_CONFIGMAP, TimeScale, read_timescale
+from simkube.core.simtime import TimeScale
+from simkube.simulation.run_configmap import NO_RUN, RUN_CONFIGMAP, RunTiming, read_timescale
 
 log = get_logger(__name__)
 POLL_S = 1.0
 
 
-class RunTimescale:
-    def __init__(self, *, speed: float = 1.0, seed: int = 0, run: str = "") -> None:
-        self.scale = TimeScale(speed)
-        self.seed = seed
-        self.run = run
+class CurrentRun:
+    """The run's ``RunTiming``, and the jitter draws it keys by its seed."""
+
+    def __init__(self, *, timing: RunTiming = NO_RUN) -> None:
+        self.timing = timing
         self._ordinals: dict[tuple[str, str], int] = {}
         self._counts: dict[str, int] = {}
 
+    @property
+    def scale(self) -> TimeScale:
+        return self.timing.scale
+
     def to_wall(self, trace_s: float) -> float:
-        return self.scale.to_wall(trace_s)
+        return self.timing.scale.to_wall(trace_s)
 
     def share(self, *, group: str, instance: str) -> float:
         """A number in [0, 1) for ``instance``'s jitter, the same in every run of one seed.
@@ -43,18 +50,19 @@ class RunTimescale:
         if key not in self._ordinals:
             self._ordinals[key] = self._counts.get(group, 0)
             self._counts[group] = self._ordinals[key] + 1
-        text = f"{self.seed}/{group}/{self._ordinals[key]}"
+        text = f"{self.timing.seed}/{group}/{self._ordinals[key]}"
         digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
         return int.from_bytes(digest) / 2**64
 
-    def update(self, *, speed: float, seed: int, run: str) -> bool:
+    def update(self, *, timing: RunTiming) -> bool:
         """Take a new run's values; True when they changed (draws start over)."""
-        if (speed, seed, run) == (self.scale.speed, self.seed, self.run):
+        if timing == self.timing:
             return False
-        self.scale, self.seed, self.run = TimeScale(speed), seed, run
+        self.timing = timing
         self._ordinals.clear()
         self._counts.clear()
-        log.info("run timescale", speed=speed, seed=seed, run=run or None)
+        log.info("run in progress", speed=timing.scale.speed, seed=timing.seed,
+                 run=timing.run or None)
         return True
 
     async def follow(self, *, api: KubeClient, namespace: str, interval: float = POLL_S) -> None:
@@ -62,17 +70,16 @@ class RunTimescale:
         while True:
             try:
                 found = await api.request("GET", path)
-                speed, seed, run = read_timescale(found.get("data") or {})
+                timing = read_timescale(found.get("data") or {})
             except ApiError as exc:
                 if exc.code != 404:
-                    log.warning("run timescale unreadable; keeping the last one", error=str(exc))
+                    log.warning("run ConfigMap unreadable; keeping the last run", error=str(exc))
                     await asyncio.sleep(interval)
                     continue
-                speed, seed, run = 1.0, 0, ""
+                timing = NO_RUN
             except ValueError as exc:
-                log.warning("run timescale ConfigMap is malformed; keeping the last one",
-                            error=str(exc))
+                log.warning("run ConfigMap is malformed; keeping the last run", error=str(exc))
                 await asyncio.sleep(interval)
                 continue
-            self.update(speed=speed, seed=seed, run=run)
+            self.update(timing=timing)
             await asyncio.sleep(interval)

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import pytest
+
+from simkube.cloudprov.current_run import CurrentRun
+from simkube.core.simtime import TimeScale
+from simkube.simulation.run_configmap import RunTiming
+
+pytestmark = pytest.mark.unit
+
+
+def seeded(seed: int) -> CurrentRun:
+    return CurrentRun(timing=RunTiming(seed=seed))
+
+
+def draws(current: CurrentRun, names: list[str]) -> list[float]:
+    return [current.share(group="small", instance=name) for name in names]
+
+
+def test_draws_follow_arrival_order_not_names() -> None:
+    first = draws(seeded(7), ["small-x1", "small-x2", "small-x3"])
+    second = draws(seeded(7), ["small-q9", "small-a0", "small-zz"])
+    assert first == second
+    assert len(set(first)) == 3
+    assert all(0.0 <= share < 1.0 for share in first)
+
+
+def test_an_instance_keeps_its_draw_and_seeds_differ() -> None:
+    current = seeded(7)
+    once = current.share(group="small", instance="a")
+    current.share(group="small", instance="b")
+    assert current.share(group="small", instance="a") == once
+    assert draws(seeded(8), ["a"]) != [once]
+    assert draws(seeded(7), ["a"]) == [once]
+
+
+def test_a_new_run_starts_the_draws_over_and_scales_time() -> None:
+    current = seeded(7)
+    before = draws(current, ["a", "b"])
+    assert current.update(timing=RunTiming(scale=TimeScale(10.0), seed=7, run="sim-r2"))
+    assert not current.update(timing=RunTiming(scale=TimeScale(10.0), seed=7, run="sim-r2"))
+    assert draws(current, ["c", "d"]) == before
+    assert current.to_wall(60.0) == 6.0
+
+
+def test_groups_draw_independently() -> None:
+    current = seeded(1)
+    small = current.share(group="small", instance="a")
+    large = current.share(group="large", instance="b")
+    assert small != large
+    assert seeded(1).share(group="large", instance="z") == large
