@@ -63,16 +63,22 @@ class SimulationContext:
         self.clock = TraceClock(scale=REAL_TIME)  # replaced with the run's when it starts
         self.current: str | None = None  # the driver run being followed
         self.recorder: RunRecorder | None = None
+        self._spec: SimulationSpec | None = None  # parsed once per copy of the resource
 
     @property
     def generation(self) -> int:
         return generation_of(self.simulation)
 
     def spec(self) -> SimulationSpec:
-        return parse_spec(self.simulation)
+        """The spec of the latest copy, parsed once (the reconciler has already refused a
+        copy whose spec does not parse, so this raises only for a resource changed under us)."""
+        if self._spec is None:
+            self._spec = parse_spec(self.simulation)
+        return self._spec
 
     def update(self, simulation: dict[str, Any]) -> None:
         self.simulation = simulation
+        self._spec = None
         self.changed.set()
 
     async def emit(self, reason: str, message: str, *, warning: bool = False) -> None:

@@ -36,3 +36,12 @@ def test_the_retrier_gets_the_drivers_address_and_budget(tmp_path: Path) -> None
                    retry_delay=0.5).retrier()
     assert isinstance(retrier, Retrier)
     assert (retrier.address, retrier.budget, retrier.delay) == ("fake-driver:50051", 7.0, 0.5)
+
+
+def test_the_spec_is_parsed_once_per_copy(tmp_path: Path) -> None:
+    ctx = context(FakeApi(), FakeDriver(), tmp_path, sim=simulation(spec={"speed": 2}))
+    first = ctx.spec()
+    assert ctx.spec() is first
+    ctx.update(simulation(spec={"speed": 20}))
+    assert ctx.spec() is not first
+    assert ctx.spec().scale.speed == 20.0
