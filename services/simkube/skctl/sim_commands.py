@@ -150,32 +150,29 @@ def status_command(name: str | None, kubeconfig: Path | None, env_name: str | No
         sim_tables.print_details(simulation)
 
 
-def _set_paused(name: str, *, paused: bool, kubeconfig: Path | None,
-                env_name: str | None) -> None:
-    async def action(kube: KubeClient) -> dict[str, Any]:
-        return await sim_client.set_paused(kube, name, paused=paused)
+def _pausing_command(*, paused: bool, help_text: str) -> click.Command:
+    """``skctl pause`` or ``skctl resume``: the same patch of ``spec.pausedTime``, either way."""
+    verb = "pause" if paused else "resume"
 
-    _with_cluster(kubeconfig, env_name, action)
-    notes.print(f"[green]✓[/] simulation {name!r} {'pausing' if paused else 'resuming'} "
-                "(sk-ctrl carries it out; 'skctl status' shows when it did)")
+    @click.command(verb, help=help_text)
+    @click.argument("name")
+    @kubeconfig_option
+    @env_option
+    def command(name: str, kubeconfig: Path | None, env_name: str | None) -> None:
+        async def action(kube: KubeClient) -> dict[str, Any]:
+            return await sim_client.set_paused(kube, name, paused=paused)
+
+        _with_cluster(kubeconfig, env_name, action)
+        notes.print(f"[green]✓[/] simulation {name!r} {'pausing' if paused else 'resuming'} "
+                    "(sk-ctrl carries it out; 'skctl status' shows when it did)")
+
+    return command
 
 
-@click.command("pause")
-@click.argument("name")
-@kubeconfig_option
-@env_option
-def pause_command(name: str, kubeconfig: Path | None, env_name: str | None) -> None:
-    """Pause simulation NAME: trace time stops until 'skctl resume'."""
-    _set_paused(name, paused=True, kubeconfig=kubeconfig, env_name=env_name)
-
-
-@click.command("resume")
-@click.argument("name")
-@kubeconfig_option
-@env_option
-def resume_command(name: str, kubeconfig: Path | None, env_name: str | None) -> None:
-    """Resume simulation NAME where it was paused."""
-    _set_paused(name, paused=False, kubeconfig=kubeconfig, env_name=env_name)
+pause_command = _pausing_command(
+    paused=True, help_text="Pause simulation NAME: trace time stops until 'skctl resume'.")
+resume_command = _pausing_command(
+    paused=False, help_text="Resume simulation NAME where it was paused.")
 
 
 @click.command("delete")

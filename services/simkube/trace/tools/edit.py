@@ -19,29 +19,20 @@ from simkube.trace.model.pod_specs import PodSpecSite, containers, pod_specs, te
 from simkube.trace.model.selectors import Match
 from simkube.trace.model.source import TraceSource
 from simkube.trace.model.types import KubeObject, ObjectRef, PodLifecycle, TraceEvent, TraceHeader
-from simkube.trace.tools.edit_steps import (
-    EditStep,
-    NodeSelector,
-    ScaleReplicas,
-    ScaleResources,
-    Select,
-    TimeStretch,
-    TimeWindow,
-    Tolerations,
-)
+from simkube.trace.tools import edit_steps
 from simkube.trace.tools.edit_time import stretch_time, window
 from simkube.trace.tools.stream import TraceStream, stream_of
 
 
-def apply_edits(source: TraceSource, steps: Sequence[EditStep]) -> TraceStream:
+def apply_edits(source: TraceSource, steps: Sequence[edit_steps.EditStep]) -> TraceStream:
     """The source with every step applied in order, as a stream to write."""
     stream = stream_of(source)
     for step in steps:
-        if isinstance(step, TimeWindow):
+        if isinstance(step, edit_steps.TimeWindow):
             stream = window(step, stream)
-        elif isinstance(step, TimeStretch):
+        elif isinstance(step, edit_steps.TimeStretch):
             stream = stretch_time(step.factor, stream)
-        elif isinstance(step, Select):
+        elif isinstance(step, edit_steps.Select):
             stream = _select(step, stream)
         else:
             stream = _rewrite(stream, _object_edit(step, stream.header))
@@ -63,7 +54,7 @@ def _rewrite(stream: TraceStream, edit: Callable[[KubeObject], None]) -> TraceSt
     return replace(stream, initial_state=edited(stream.initial_state), events=events())
 
 
-def _select(step: Select, stream: TraceStream) -> TraceStream:
+def _select(step: edit_steps.Select, stream: TraceStream) -> TraceStream:
     owners: dict[tuple[str, str], bool] = {}  # (kind key, ns/name) → kept
 
     def wanted(obj: KubeObject) -> bool:
@@ -98,28 +89,28 @@ def _select(step: Select, stream: TraceStream) -> TraceStream:
                    lifecycles=lambda: [lc for lc in stream.lifecycles() if owner_wanted(lc)])
 
 
-def _object_edit(step: EditStep, header: TraceHeader) -> Callable[[KubeObject], None]:
+def _object_edit(step: edit_steps.EditStep, header: TraceHeader) -> Callable[[KubeObject], None]:
     match: Match = getattr(step, "match", Match())
 
     def edit(obj: KubeObject) -> None:
         ref = ObjectRef.of(obj)
         if not match.matches(ref, labels_of(obj)):
             return
-        if isinstance(step, ScaleReplicas):
+        if isinstance(step, edit_steps.ScaleReplicas):
             _scale_replicas(step, obj)
             return
         for site in pod_specs(obj, template_paths(header, ref.kind_key)):
-            if isinstance(step, ScaleResources):
+            if isinstance(step, edit_steps.ScaleResources):
                 _scale_resources(step, site)
-            elif isinstance(step, NodeSelector):
+            elif isinstance(step, edit_steps.NodeSelector):
                 _node_selector(step, site)
-            elif isinstance(step, Tolerations):
+            elif isinstance(step, edit_steps.Tolerations):
                 _tolerations(step, site)
 
     return edit
 
 
-def _scale_replicas(step: ScaleReplicas, obj: KubeObject) -> None:
+def _scale_replicas(step: edit_steps.ScaleReplicas, obj: KubeObject) -> None:
     at = At(str(ObjectRef.of(obj)))
     spec = (at / "spec").map(obj.get("spec"))
     replicas = None if spec is None else (at / "spec" / "replicas").integer(spec.get("replicas"))
@@ -131,7 +122,7 @@ def _scale_replicas(step: ScaleReplicas, obj: KubeObject) -> None:
         spec["replicas"] = max(0, int(replicas * step.factor + 0.5))
 
 
-def _scale_resources(step: ScaleResources, site: PodSpecSite) -> None:
+def _scale_resources(step: edit_steps.ScaleResources, site: PodSpecSite) -> None:
     sections = [name for name, wanted in (("requests", step.requests), ("limits", step.limits))
                 if wanted]
     for key, index, container in containers(site.spec, site.at):
@@ -153,7 +144,7 @@ def _scaled(value: Any, factor: float, *, resource: str, at: At) -> str:
         raise at.wrong(value, "a resource quantity within range") from None
 
 
-def _node_selector(step: NodeSelector, site: PodSpecSite) -> None:
+def _node_selector(step: edit_steps.NodeSelector, site: PodSpecSite) -> None:
     spec = site.spec
     selector = dict((site.at / "nodeSelector").strings(spec.get("nodeSelector")) or {})
     for key in step.remove:
@@ -165,7 +156,7 @@ def _node_selector(step: NodeSelector, site: PodSpecSite) -> None:
         spec.pop("nodeSelector", None)
 
 
-def _tolerations(step: Tolerations, site: PodSpecSite) -> None:
+def _tolerations(step: edit_steps.Tolerations, site: PodSpecSite) -> None:
     spec = site.spec
     tolerations = [entry for at, entry in map_items(spec, "tolerations", site.at)
                    if (at / "key").string(entry.get("key")) not in step.remove]

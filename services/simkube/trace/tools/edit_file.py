@@ -16,31 +16,19 @@ from typing import Any
 
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import ConfigError
-from simkube.trace.tools.edit_steps import (
-    EditStep,
-    NodeSelector,
-    ScaleReplicas,
-    ScaleResources,
-    Select,
-    TimeStretch,
-    TimeWindow,
-    Tolerations,
-    match_from,
-    number,
-    parse_duration,
-    parse_time_point,
-)
+from simkube.trace.tools import edit_steps
+from simkube.trace.tools.edit_steps import match_from, number, parse_duration, parse_time_point
 
 MATCH_FIELDS = {"namespaces", "kinds", "selector"}
 APPLY_TO = {"requests": (True, False), "limits": (False, True), "both": (True, True)}
 
 
-def load_steps(path: Path) -> list[EditStep]:
+def load_steps(path: Path) -> list[edit_steps.EditStep]:
     document = load_yaml_mapping(path, what="edit steps file")
     return parse_steps(document.get("steps"), where=f"{path}: steps")
 
 
-def parse_steps(raw: Any, *, where: str = "steps") -> list[EditStep]:
+def parse_steps(raw: Any, *, where: str = "steps") -> list[edit_steps.EditStep]:
     if not isinstance(raw, list) or not raw:
         raise ConfigError(f"{where} must be a non-empty list of steps")
     steps = []
@@ -67,11 +55,11 @@ def _fields(body: Any, what: str, allowed: set[str]) -> dict[str, Any]:
     return body
 
 
-def _window(body: Any, what: str) -> TimeWindow:
+def _window(body: Any, what: str) -> edit_steps.TimeWindow:
     fields = _fields(body, what, {"start", "end", "duration"})
     if "end" in fields and "duration" in fields:
         raise ConfigError(f"{what}: give end or duration, not both")
-    return TimeWindow(
+    return edit_steps.TimeWindow(
         start=parse_time_point(fields["start"], what=f"{what}.start") if "start" in fields
         else None,
         end=parse_time_point(fields["end"], what=f"{what}.end") if "end" in fields else None,
@@ -79,39 +67,39 @@ def _window(body: Any, what: str) -> TimeWindow:
         if "duration" in fields else None)
 
 
-def _select(keep: bool) -> Callable[[Any, str], EditStep]:
-    def parse(body: Any, what: str) -> EditStep:
+def _select(keep: bool) -> Callable[[Any, str], edit_steps.EditStep]:
+    def parse(body: Any, what: str) -> edit_steps.EditStep:
         fields = _fields(body, what, MATCH_FIELDS)
         if not fields:
             raise ConfigError(f"{what} needs namespaces, kinds or selector")
-        return Select(keep=keep, match=match_from(fields, what=what))
+        return edit_steps.Select(keep=keep, match=match_from(fields, what=what))
     return parse
 
 
-def _scale_replicas(body: Any, what: str) -> ScaleReplicas:
+def _scale_replicas(body: Any, what: str) -> edit_steps.ScaleReplicas:
     fields = _fields(body, what, {"factor", "set"} | MATCH_FIELDS)
     if ("factor" in fields) == ("set" in fields):
         raise ConfigError(f"{what} needs exactly one of factor or set")
     value = fields.get("set")
     if value is not None and (type(value) is not int or value < 0):
         raise ConfigError(f"{what}.set must be a whole number of replicas (0 or more)")
-    return ScaleReplicas(
+    return edit_steps.ScaleReplicas(
         factor=number(fields["factor"], what=f"{what}.factor", positive=False)
         if "factor" in fields else None, value=value, match=match_from(fields, what=what))
 
 
-def _scale_resources(body: Any, what: str) -> ScaleResources:
+def _scale_resources(body: Any, what: str) -> edit_steps.ScaleResources:
     fields = _fields(body, what, {"cpu", "memory", "apply-to"} | MATCH_FIELDS)
     apply_to = fields.get("apply-to", "both")
     if apply_to not in APPLY_TO:
         raise ConfigError(f"{what}.apply-to must be requests, limits or both")
     requests, limits = APPLY_TO[apply_to]
-    return ScaleResources(cpu=number(fields.get("cpu", 1.0), what=f"{what}.cpu"),
+    return edit_steps.ScaleResources(cpu=number(fields.get("cpu", 1.0), what=f"{what}.cpu"),
                           memory=number(fields.get("memory", 1.0), what=f"{what}.memory"),
                           requests=requests, limits=limits, match=match_from(fields, what=what))
 
 
-def _node_selector(body: Any, what: str) -> NodeSelector:
+def _node_selector(body: Any, what: str) -> edit_steps.NodeSelector:
     fields = _fields(body, what, {"add", "remove"} | MATCH_FIELDS)
     add = fields.get("add", {})
     remove = fields.get("remove", [])
@@ -119,11 +107,11 @@ def _node_selector(body: Any, what: str) -> NodeSelector:
         raise ConfigError(f"{what}.add must map label keys to string values")
     if not isinstance(remove, list) or not all(isinstance(key, str) for key in remove):
         raise ConfigError(f"{what}.remove must be a list of label keys")
-    return NodeSelector(add=tuple((str(k), v) for k, v in add.items()),
+    return edit_steps.NodeSelector(add=tuple((str(k), v) for k, v in add.items()),
                         remove=frozenset(remove), match=match_from(fields, what=what))
 
 
-def _tolerations(body: Any, what: str) -> Tolerations:
+def _tolerations(body: Any, what: str) -> edit_steps.Tolerations:
     fields = _fields(body, what, {"add", "remove"} | MATCH_FIELDS)
     add = fields.get("add", [])
     remove = fields.get("remove", [])
@@ -131,16 +119,16 @@ def _tolerations(body: Any, what: str) -> Tolerations:
         raise ConfigError(f"{what}.add must be a list of tolerations, each with a key")
     if not isinstance(remove, list) or not all(isinstance(key, str) for key in remove):
         raise ConfigError(f"{what}.remove must be a list of toleration keys")
-    return Tolerations(add=tuple(tuple(sorted(t.items())) for t in add),
+    return edit_steps.Tolerations(add=tuple(tuple(sorted(t.items())) for t in add),
                        remove=frozenset(remove), match=match_from(fields, what=what))
 
 
-def _time_stretch(body: Any, what: str) -> TimeStretch:
+def _time_stretch(body: Any, what: str) -> edit_steps.TimeStretch:
     factor = body.get("factor") if isinstance(body, dict) else body
-    return TimeStretch(factor=number(factor, what=what))
+    return edit_steps.TimeStretch(factor=number(factor, what=what))
 
 
-_PARSERS: dict[str, Callable[[Any, str], EditStep]] = {
+_PARSERS: dict[str, Callable[[Any, str], edit_steps.EditStep]] = {
     "window": _window,
     "keep": _select(keep=True),
     "drop": _select(keep=False),

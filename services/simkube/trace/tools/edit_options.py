@@ -11,19 +11,8 @@ from dataclasses import dataclass
 
 from simkube.core.errors import ConfigError
 from simkube.trace.model.selectors import Match, parse_selector
-from simkube.trace.tools.edit_steps import (
-    EditStep,
-    NodeSelector,
-    ScaleReplicas,
-    ScaleResources,
-    Select,
-    TimeStretch,
-    TimeWindow,
-    Tolerations,
-    parse_duration,
-    parse_time_point,
-    toleration,
-)
+from simkube.trace.tools import edit_steps
+from simkube.trace.tools.edit_steps import parse_duration, parse_time_point, toleration
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,15 +41,15 @@ class EditOptions:
     target_selector: str | None = None
 
 
-def steps_from_options(options: EditOptions) -> list[EditStep]:
+def steps_from_options(options: EditOptions) -> list[edit_steps.EditStep]:
     o = options
     target = Match(namespaces=frozenset(o.target_namespaces), kinds=frozenset(o.target_kinds),
                    selector=parse_selector(o.target_selector) if o.target_selector else None)
-    steps: list[EditStep] = []
+    steps: list[edit_steps.EditStep] = []
     if o.start or o.end or o.duration:
         if o.end and o.duration:
             raise ConfigError("give --end or --duration, not both")
-        steps.append(TimeWindow(
+        steps.append(edit_steps.TimeWindow(
             start=parse_time_point(o.start, what="--start") if o.start else None,
             end=parse_time_point(o.end, what="--end") if o.end else None,
             duration_ms=parse_duration(o.duration, what="--duration") if o.duration else None))
@@ -68,35 +57,35 @@ def steps_from_options(options: EditOptions) -> list[EditStep]:
     if o.replicas_factor is not None and o.replicas is not None:
         raise ConfigError("give --replicas-factor or --replicas, not both")
     if o.replicas_factor is not None or o.replicas is not None:
-        steps.append(ScaleReplicas(factor=o.replicas_factor, value=o.replicas, match=target))
+        steps.append(edit_steps.ScaleReplicas(factor=o.replicas_factor, value=o.replicas,
+                                              match=target))
     if o.cpu_factor is not None or o.memory_factor is not None:
-        steps.append(ScaleResources(
+        steps.append(edit_steps.ScaleResources(
             cpu=o.cpu_factor or 1.0, memory=o.memory_factor or 1.0,
             requests=o.resources_in in ("requests", "both"),
             limits=o.resources_in in ("limits", "both"), match=target))
     if o.add_node_selector or o.remove_node_selector:
-        steps.append(NodeSelector(add=tuple(_label(text) for text in o.add_node_selector),
-                                  remove=frozenset(o.remove_node_selector), match=target))
+        steps.append(edit_steps.NodeSelector(
+            add=tuple(_label(text) for text in o.add_node_selector),
+            remove=frozenset(o.remove_node_selector), match=target))
     if o.add_toleration or o.remove_toleration:
-        steps.append(Tolerations(
+        steps.append(edit_steps.Tolerations(
             add=tuple(toleration(text, what="--add-toleration") for text in o.add_toleration),
             remove=frozenset(o.remove_toleration), match=target))
     if o.time_stretch is not None:
-        steps.append(TimeStretch(factor=o.time_stretch))
+        steps.append(edit_steps.TimeStretch(factor=o.time_stretch))
     return steps
 
 
-def _filters(o: EditOptions) -> list[EditStep]:
-    filters: list[EditStep] = []
+def _filters(o: EditOptions) -> list[edit_steps.EditStep]:
+    filters: list[edit_steps.EditStep] = []
     for keep, namespaces, kinds, selector in ((True, o.namespaces, o.kinds, o.selector),
                                               (False, o.drop_namespaces, o.drop_kinds,
                                                o.drop_selector)):
-        if namespaces:
-            filters.append(Select(keep=keep, match=Match(namespaces=frozenset(namespaces))))
-        if kinds:
-            filters.append(Select(keep=keep, match=Match(kinds=frozenset(kinds))))
-        if selector:
-            filters.append(Select(keep=keep, match=Match(selector=parse_selector(selector))))
+        matches = ([Match(namespaces=frozenset(namespaces))] if namespaces else []) + (
+            [Match(kinds=frozenset(kinds))] if kinds else []) + (
+            [Match(selector=parse_selector(selector))] if selector else [])
+        filters += [edit_steps.Select(keep=keep, match=match) for match in matches]
     return filters
 
 
