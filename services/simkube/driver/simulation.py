@@ -21,12 +21,11 @@ import traceback
 from collections.abc import AsyncIterator
 
 from simkube.core.errors import SimkubeError
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import ApiError, Discovery, KubeClient
 from simkube.core.logs import get_logger
 from simkube.driver import namespaces, roots
 from simkube.driver.applying import Applier
 from simkube.driver.clock import ReplayClock
-from simkube.driver.discovery import Discovery
 from simkube.driver.errors import SimulationStateError
 from simkube.driver.lifecycles import Assignment, LifetimePlan
 from simkube.driver.options import SimulationOptions
