@@ -6,14 +6,15 @@ driver (whose run names must stay DNS labels), so they live in one place.
 
 from __future__ import annotations
 
+from simkube.core.kubeapi import SIMULATIONS
+
 GROUP = "simkube.dev"
 VERSION = "v1alpha1"
 API_VERSION = f"{GROUP}/{VERSION}"
 KIND = "Simulation"
 PLURAL = "simulations"
 CRD_NAME = f"{PLURAL}.{GROUP}"
-SIMULATIONS_PATH = f"/apis/{GROUP}/{VERSION}/{PLURAL}"
-CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+SIMULATIONS_PATH = SIMULATIONS.path()
 FINALIZER = f"{GROUP}/simulation-cleanup"
 FIELD_MANAGER = "sk-ctrl"
 COMPONENT = "sk-ctrl"

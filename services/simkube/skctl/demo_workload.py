@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from simkube.core.kubeapi import KubeClient, delete_namespace
+from simkube.core.kubeapi import DEPLOYMENTS, NAMESPACES, KubeClient, delete_namespace
 
 NAMESPACE = "shop"
 TOLERATION = {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}
@@ -72,7 +72,7 @@ async def _apply(kube: KubeClient, manifest: dict[str, Any]) -> None:
 
 
 async def _scale(kube: KubeClient, name: str, replicas: int) -> None:
-    await kube.request("PATCH", f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/{name}",
+    await kube.request("PATCH", DEPLOYMENTS.path(namespace=NAMESPACE, name=name),
                        body={"spec": {"replicas": replicas}},
                        content_type="application/merge-patch+json")
 
@@ -80,7 +80,7 @@ async def _scale(kube: KubeClient, name: str, replicas: int) -> None:
 async def run_workload(*, kube: KubeClient, time_scale: float = 1.0,
                        on_step: Callable[[Step], None] = lambda step: None) -> None:
     """Create the shop, play every step at its (scaled) time, return at the end."""
-    await kube.request("POST", "/api/v1/namespaces",
+    await kube.request("POST", NAMESPACES.path(),
                        body={"apiVersion": "v1", "kind": "Namespace",
                              "metadata": {"name": NAMESPACE}})
     await _apply(kube, _deployment("web", cpu="500m", memory="1Gi"))
