@@ -47,10 +47,8 @@ log = get_logger(__name__)
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["CloudProvider"].full_name
 
 
-class StartupError(SimkubeError):
+class StartupError(SimkubeError, exit_code=3):
     """The cluster did not let sk-cloudprov set up its groups."""
-
-    exit_code = 3
 
 
 @dataclass(kw_only=True)

@@ -18,9 +18,9 @@ import asyncio
 from collections.abc import Awaitable, Callable, Collection
 
 from simkube.cloudprov.config import CloudConfig
-from simkube.cloudprov.errors import UnavailableError
 from simkube.cloudprov.index import ClusterIndex
 from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
+from simkube.core.errors import UnavailableError
 from simkube.core.kubeapi import PODS, ApiError, KubeClient, delete, merge_patch
 from simkube.core.logs import get_logger
 

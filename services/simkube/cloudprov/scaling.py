@@ -23,7 +23,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
-from simkube.cloudprov.errors import (
+from simkube.cloudprov.index import ClusterIndex, GroupState
+from simkube.cloudprov.removal import Removals, time_left
+from simkube.core.errors import (
     AbortedError,
     FailedPreconditionError,
     InvalidArgumentError,
@@ -31,8 +33,6 @@ from simkube.cloudprov.errors import (
     OutOfRangeError,
     UnavailableError,
 )
-from simkube.cloudprov.index import ClusterIndex, GroupState
-from simkube.cloudprov.removal import Removals, time_left
 from simkube.core.kubeapi import DEPLOYMENTS, NODES, ApiError, KubeClient, delete, json_patch
 from simkube.core.logs import get_logger
 

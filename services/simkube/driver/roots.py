@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from simkube.core.errors import UnavailableError
 from simkube.core.kubeapi import (
     CUSTOM_RESOURCE_DEFINITIONS,
     MERGE_PATCH,
@@ -23,7 +24,7 @@ from simkube.core.kubeapi import (
     poll,
 )
 from simkube.core.logs import get_logger
-from simkube.driver.errors import SimulationConflictError, UnavailableError
+from simkube.driver.errors import SimulationConflictError
 from simkube.driver.names import ROOT_API_VERSION, ROOT_CRD_NAME, ROOT_KIND
 from simkube.driver.progress import ProgressSnapshot
 from simkube.driver.rewriting import RootRef

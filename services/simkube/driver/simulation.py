@@ -172,7 +172,7 @@ class Simulation:
             await asyncio.gather(*helpers, return_exceptions=True)
         await roots.report_status(self._kube, root, self.snapshot())
         if self.options.cleanup:
-            with contextlib.suppress(ApiError, SimkubeError):  # recorded in the message
+            with contextlib.suppress(SimkubeError):  # recorded in the message
                 await self._clean_up()
 
     def _pod_timed(self, assignment: Assignment) -> None:
@@ -252,7 +252,7 @@ class Simulation:
             return
         try:
             await roots.delete_root(self._kube, self.root.name, timeout=self._gc_timeout)
-        except (ApiError, SimkubeError) as exc:
+        except SimkubeError as exc:
             self._cleanup_done = True
             self._set_state(final or self.state, message=f"cleanup failed: {exc}")
             raise
