@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from simkube.core.kubeapi import DEPLOYMENTS, NAMESPACES, KubeClient, delete_namespace
+from simkube.core.kubeapi import CRON_JOBS, DEPLOYMENTS, NAMESPACES, KubeClient, delete_namespace
 
 NAMESPACE = "shop"
 TOLERATION = {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}
@@ -63,10 +63,9 @@ def _cronjob() -> dict[str, Any]:
 
 
 async def _apply(kube: KubeClient, manifest: dict[str, Any]) -> None:
-    group = "apis/apps/v1" if manifest["kind"] == "Deployment" else "apis/batch/v1"
-    plural = manifest["kind"].lower() + "s"
-    name = manifest["metadata"]["name"]
-    await kube.request("PATCH", f"/{group}/namespaces/{NAMESPACE}/{plural}/{name}",
+    resource = DEPLOYMENTS if manifest["kind"] == "Deployment" else CRON_JOBS
+    path = resource.path(namespace=NAMESPACE, name=manifest["metadata"]["name"])
+    await kube.request("PATCH", path,
                        body=manifest, query={"fieldManager": "simkube-demo", "force": "true"},
                        content_type="application/apply-patch+yaml")
 

@@ -28,6 +28,7 @@ from simkube.core.kubeapi.patching import (
 )
 from simkube.core.kubeapi.resources import (
     CONFIG_MAPS,
+    CRON_JOBS,
     CUSTOM_RESOURCE_DEFINITIONS,
     DEPLOYMENTS,
     EVENTS,
@@ -38,6 +39,7 @@ from simkube.core.kubeapi.resources import (
     NODE_POOLS,
     NODES,
     PODS,
+    SERVICE_ACCOUNTS,
     SIMULATION_ROOTS,
     SIMULATIONS,
     Resource,
@@ -49,6 +51,7 @@ from simkube.core.kubeapi.watching import Cursor, ListWatch, list_all, pages, wa
 __all__ = [
     "APPLY_PATCH",
     "CONFIG_MAPS",
+    "CRON_JOBS",
     "CUSTOM_RESOURCE_DEFINITIONS",
     "DEPLOYMENTS",
     "EVENTS",
@@ -63,6 +66,7 @@ __all__ = [
     "NODE_POOLS",
     "PODS",
     "REQUEST_TIMEOUT",
+    "SERVICE_ACCOUNTS",
     "SIMULATIONS",
     "SIMULATION_ROOTS",
     "ApiError",

@@ -61,8 +61,11 @@ NODES = _core("nodes", "Node", namespaced=False)
 NAMESPACES = _core("namespaces", "Namespace", namespaced=False)
 CONFIG_MAPS = _core("configmaps", "ConfigMap", namespaced=True)
 EVENTS = _core("events", "Event", namespaced=True)
+SERVICE_ACCOUNTS = _core("serviceaccounts", "ServiceAccount", namespaced=True)
 DEPLOYMENTS = Resource(group="apps", version="v1", plural="deployments", kind="Deployment",
                        namespaced=True)
+CRON_JOBS = Resource(group="batch", version="v1", plural="cronjobs", kind="CronJob",
+                     namespaced=True)
 LEASES = Resource(group="coordination.k8s.io", version="v1", plural="leases", kind="Lease",
                   namespaced=True)
 CUSTOM_RESOURCE_DEFINITIONS = Resource(

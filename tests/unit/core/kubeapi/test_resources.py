@@ -4,6 +4,7 @@ import pytest
 
 from simkube.core.kubeapi import (
     CONFIG_MAPS,
+    CRON_JOBS,
     CUSTOM_RESOURCE_DEFINITIONS,
     DEPLOYMENTS,
     EVENTS,
@@ -14,6 +15,7 @@ from simkube.core.kubeapi import (
     NODE_POOLS,
     NODES,
     PODS,
+    SERVICE_ACCOUNTS,
     SIMULATION_ROOTS,
     SIMULATIONS,
     Resource,
@@ -39,6 +41,9 @@ def test_namespaced_paths() -> None:
     assert LEASES.path(namespace="s") == "/apis/coordination.k8s.io/v1/namespaces/s/leases"
     assert CONFIG_MAPS.path(namespace="s", name="c") == "/api/v1/namespaces/s/configmaps/c"
     assert EVENTS.path() == "/api/v1/events"
+    assert SERVICE_ACCOUNTS.path(namespace="default", name="default") == (
+        "/api/v1/namespaces/default/serviceaccounts/default")
+    assert CRON_JOBS.path(namespace="a", name="c") == "/apis/batch/v1/namespaces/a/cronjobs/c"
 
 
 def test_cluster_scoped_paths_ignore_a_namespace() -> None:
