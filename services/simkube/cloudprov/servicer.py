@@ -33,6 +33,7 @@ from simkube.cloudprov.scaling import Scaler
 from simkube.cloudprov.timescale import RunTimescale
 from simkube.core.errors import InvalidArgumentError, NotFoundError, SimkubeError
 from simkube.core.logs import get_logger
+from simkube.core.serving import status_code
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import (
     externalgrpc_pb2_grpc as pb_grpc,
@@ -58,7 +59,7 @@ def answers(method: Callable[[S, Req, Context], Awaitable[Resp]],
             return await method(self, request, context)
         except SimkubeError as exc:
             log.info("request refused", rpc=method.__name__, code=exc.status.name, error=str(exc))
-            await context.abort(exc.status, str(exc))
+            await context.abort(status_code(exc), str(exc))
             raise  # abort() raises; this line satisfies the type checker
     return wrapped
 

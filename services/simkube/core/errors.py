@@ -2,8 +2,9 @@
 
 Every error a user can cause carries a message that says what is wrong and what to do about
 it; the CLI prints ``str(error)`` and exits with the error's ``exit_code`` instead of a
-traceback, and a gRPC service answers it with its ``status`` and the same message. Programming
-errors stay ordinary exceptions so they are never mistaken for input problems.
+traceback, and a gRPC service answers it with its ``status`` (``core.serving.status_code``
+turns it into grpc's code) and the same message. Programming errors stay ordinary exceptions
+so they are never mistaken for input problems.
 
 The refusals a service gives (a bad argument, something not found or taken, a state that
 forbids the request, a dependency out of reach, ...) are categories here, each declaring its
@@ -14,11 +15,24 @@ refusals are ``kubeapi.ApiError``, whose status follows from its HTTP code.
 
 from __future__ import annotations
 
+import enum
 from typing import Any, ClassVar
 
-import grpc
 
-Status = grpc.StatusCode
+class Status(enum.Enum):
+    """The gRPC status codes our errors answer with, named as ``grpc.StatusCode`` names them
+    (kept apart from grpc so that reading a trace or a flag does not load it)."""
+
+    INTERNAL = enum.auto()
+    INVALID_ARGUMENT = enum.auto()
+    NOT_FOUND = enum.auto()
+    ALREADY_EXISTS = enum.auto()
+    FAILED_PRECONDITION = enum.auto()
+    OUT_OF_RANGE = enum.auto()
+    ABORTED = enum.auto()
+    UNAVAILABLE = enum.auto()
+    UNAUTHENTICATED = enum.auto()
+    PERMISSION_DENIED = enum.auto()
 
 
 class SimkubeError(Exception):
@@ -30,9 +44,9 @@ class SimkubeError(Exception):
 
     exit_code: ClassVar[int] = 1
     # What a service answers when an error without a category of its own ends an RPC.
-    default_status: ClassVar[grpc.StatusCode] = Status.INTERNAL
+    default_status: ClassVar[Status] = Status.INTERNAL
 
-    def __init_subclass__(cls, *, status: grpc.StatusCode | None = None,
+    def __init_subclass__(cls, *, status: Status | None = None,
                           exit_code: int | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if status is not None:
@@ -46,7 +60,7 @@ class SimkubeError(Exception):
         self.hint = hint
 
     @property
-    def status(self) -> grpc.StatusCode:
+    def status(self) -> Status:
         """The gRPC status code a service answers this error with."""
         return self.default_status
 

@@ -17,6 +17,7 @@ from simkube.core.durations import parse_duration
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import ApiError
 from simkube.core.logs import get_logger
+from simkube.core.serving import status_code
 from simkube.driver import sources
 from simkube.driver.errors import DriverInputError
 from simkube.driver.messages import options_from_request, progress_to_proto, tracer_spec
@@ -32,7 +33,7 @@ SERVICE_NAME = driver_pb2.DESCRIPTOR.services_by_name["Driver"].full_name
 
 def status_for(error: Exception) -> grpc.StatusCode:
     """Each error's own status (``core.errors``); anything else is a bug: INTERNAL."""
-    return error.status if isinstance(error, SimkubeError) else grpc.StatusCode.INTERNAL
+    return status_code(error)
 
 
 def _message(error: Exception) -> str:

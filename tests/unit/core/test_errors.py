@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-import grpc
 import pytest
+from grpc import StatusCode
 
 from simkube.core.errors import (
     AbortedError,
@@ -14,6 +14,7 @@ from simkube.core.errors import (
     NotFoundError,
     OutOfRangeError,
     SimkubeError,
+    Status,
     UnavailableError,
 )
 
@@ -33,19 +34,19 @@ def test_each_kind_has_its_own_exit_code() -> None:
 
 
 @pytest.mark.parametrize(("category", "status", "exit_code"), [
-    (InvalidArgumentError, grpc.StatusCode.INVALID_ARGUMENT, 2),
-    (NotFoundError, grpc.StatusCode.NOT_FOUND, 2),
-    (AlreadyExistsError, grpc.StatusCode.ALREADY_EXISTS, 3),
-    (FailedPreconditionError, grpc.StatusCode.FAILED_PRECONDITION, 3),
-    (OutOfRangeError, grpc.StatusCode.OUT_OF_RANGE, 1),
-    (AbortedError, grpc.StatusCode.ABORTED, 1),
-    (UnavailableError, grpc.StatusCode.UNAVAILABLE, 4),
-    (ConfigError, grpc.StatusCode.INVALID_ARGUMENT, 2),
-    (EnvironmentStateError, grpc.StatusCode.INTERNAL, 3),
-    (BuildError, grpc.StatusCode.INTERNAL, 4),
-    (SimkubeError, grpc.StatusCode.INTERNAL, 1)])
+    (InvalidArgumentError, Status.INVALID_ARGUMENT, 2),
+    (NotFoundError, Status.NOT_FOUND, 2),
+    (AlreadyExistsError, Status.ALREADY_EXISTS, 3),
+    (FailedPreconditionError, Status.FAILED_PRECONDITION, 3),
+    (OutOfRangeError, Status.OUT_OF_RANGE, 1),
+    (AbortedError, Status.ABORTED, 1),
+    (UnavailableError, Status.UNAVAILABLE, 4),
+    (ConfigError, Status.INVALID_ARGUMENT, 2),
+    (EnvironmentStateError, Status.INTERNAL, 3),
+    (BuildError, Status.INTERNAL, 4),
+    (SimkubeError, Status.INTERNAL, 1)])
 def test_each_category_declares_its_status_and_exit_code_once(
-        category: type[SimkubeError], status: grpc.StatusCode, exit_code: int) -> None:
+        category: type[SimkubeError], status: Status, exit_code: int) -> None:
     error = category("m")
     assert (error.status, error.exit_code) == (status, exit_code)
 
@@ -57,6 +58,11 @@ def test_a_leaf_inherits_its_category_and_may_change_one_thing() -> None:
     class SlowError(UnavailableError, exit_code=7):
         pass
     assert (TakenError("t").status, TakenError("t").exit_code) == (
-        grpc.StatusCode.ALREADY_EXISTS, 3)
-    assert (SlowError("s").status, SlowError("s").exit_code) == (grpc.StatusCode.UNAVAILABLE, 7)
+        Status.ALREADY_EXISTS, 3)
+    assert (SlowError("s").status, SlowError("s").exit_code) == (Status.UNAVAILABLE, 7)
     assert UnavailableError.exit_code == 4
+
+
+def test_every_status_is_a_grpc_status_code() -> None:
+    for status in Status:
+        assert status.name in StatusCode.__members__

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-import grpc
 import pytest
 
-from simkube.core.errors import SimkubeError
+from simkube.core.errors import SimkubeError, Status
 from simkube.driver.errors import (
     DriverInputError,
     SimulationConflictError,
@@ -16,13 +15,13 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.mark.parametrize(("error", "status", "exit_code"), [
-    (DriverInputError("bad speed", field="speed"), grpc.StatusCode.INVALID_ARGUMENT, 2),
-    (TraceNotFoundError("no trace"), grpc.StatusCode.NOT_FOUND, 2),
-    (SimulationNotFoundError("no sim"), grpc.StatusCode.NOT_FOUND, 2),
-    (SimulationConflictError("taken"), grpc.StatusCode.ALREADY_EXISTS, 3),
-    (SimulationStateError("finished"), grpc.StatusCode.FAILED_PRECONDITION, 3)])
+    (DriverInputError("bad speed", field="speed"), Status.INVALID_ARGUMENT, 2),
+    (TraceNotFoundError("no trace"), Status.NOT_FOUND, 2),
+    (SimulationNotFoundError("no sim"), Status.NOT_FOUND, 2),
+    (SimulationConflictError("taken"), Status.ALREADY_EXISTS, 3),
+    (SimulationStateError("finished"), Status.FAILED_PRECONDITION, 3)])
 def test_each_error_answers_with_its_status_and_exit_code(
-        error: SimkubeError, status: grpc.StatusCode, exit_code: int) -> None:
+        error: SimkubeError, status: Status, exit_code: int) -> None:
     assert (error.status, error.exit_code) == (status, exit_code)
 
 

@@ -15,9 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import grpc
-
-from simkube.core.errors import SimkubeError
+from simkube.core.errors import SimkubeError, Status
 
 GONE = 410
 # 429 and the 5xx a busy or restarting API server answers; 0 is "no answer at all".
@@ -49,14 +47,13 @@ class ApiError(SimkubeError):
         return self.code == 403 and any(words in lowered for words in TRANSIENT_FORBIDDEN)
 
     @property
-    def status(self) -> grpc.StatusCode:
+    def status(self) -> Status:
         """Unauthenticated and forbidden as such; otherwise worth retrying or not."""
         if self.code == 401:
-            return grpc.StatusCode.UNAUTHENTICATED
+            return Status.UNAUTHENTICATED
         if self.code == 403:
-            return grpc.StatusCode.PERMISSION_DENIED
-        return (grpc.StatusCode.UNAVAILABLE if self.transient
-                else grpc.StatusCode.FAILED_PRECONDITION)
+            return Status.PERMISSION_DENIED
+        return Status.UNAVAILABLE if self.transient else Status.FAILED_PRECONDITION
 
     @property
     def gone(self) -> bool:

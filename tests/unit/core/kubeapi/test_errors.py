@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-import grpc
 import pytest
 
-from simkube.core.errors import SimkubeError
+from simkube.core.errors import SimkubeError, Status
 from simkube.core.kubeapi import ApiError, GoneError
 
 pytestmark = pytest.mark.unit
@@ -59,14 +58,14 @@ def test_no_answer_names_what_was_asked() -> None:
 
 
 def test_api_errors_are_simkube_errors_with_a_status_from_their_code() -> None:
-    def status(code: int, *, retry: bool | None = None) -> grpc.StatusCode:
+    def status(code: int, *, retry: bool | None = None) -> Status:
         return ApiError(code=code, reason="r", message="m", retry=retry).status
     assert isinstance(ApiError(code=404, reason="r", message="m"), SimkubeError)
-    assert status(401) == grpc.StatusCode.UNAUTHENTICATED
-    assert status(403) == grpc.StatusCode.PERMISSION_DENIED
-    assert status(0) == grpc.StatusCode.UNAVAILABLE
-    assert status(404, retry=True) == grpc.StatusCode.UNAVAILABLE
-    assert status(422) == grpc.StatusCode.FAILED_PRECONDITION
+    assert status(401) == Status.UNAUTHENTICATED
+    assert status(403) == Status.PERMISSION_DENIED
+    assert status(0) == Status.UNAVAILABLE
+    assert status(404, retry=True) == Status.UNAVAILABLE
+    assert status(422) == Status.FAILED_PRECONDITION
 
 
 def test_a_hint_follows_the_api_error() -> None:
