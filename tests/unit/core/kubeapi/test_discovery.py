@@ -4,7 +4,14 @@ from typing import Any
 
 import pytest
 
-from simkube.core.kubeapi import ApiError, Discovery, KindNotServedError, NotWatchableError
+from simkube.core.kubeapi import (
+    DEPLOYMENTS,
+    PODS,
+    ApiError,
+    Discovery,
+    KindNotServedError,
+    NotWatchableError,
+)
 from tests.unit.core.kubeapi.fakes import ScriptedKube
 
 pytestmark = pytest.mark.unit
@@ -50,6 +57,7 @@ async def test_resources_are_discovered_once_per_group_version() -> None:
     assert namespaces.path(namespace="ignored", name="x") == "/api/v1/namespaces/x"
     pods = await discovery.resource(api_version="v1", kind="Pod")
     assert (pods.plural, pods.namespaced) == ("pods", True)  # not its status subresource
+    assert (pods, deployments) == (PODS, DEPLOYMENTS)  # the resource table's own entries
     await discovery.resource(api_version="apps/v1", kind="Deployment")
     assert gets(kube) == ["/apis/apps/v1", "/api/v1"]
 
