@@ -42,6 +42,7 @@ from simkube.core.kubeapi.resources import (
     SERVICE_ACCOUNTS,
     SIMULATION_ROOTS,
     SIMULATIONS,
+    GroupVersionKind,
     Resource,
     group_version_path,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "Cursor",
     "Discovery",
     "GoneError",
+    "GroupVersionKind",
     "KindNotServedError",
     "KubeClient",
     "ListWatch",

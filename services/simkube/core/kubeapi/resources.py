@@ -18,17 +18,25 @@ def group_version_path(api_version: str) -> str:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Resource:
+class GroupVersionKind:
+    """A kind as objects name it; the tracer's ``KindKey`` is one, and so is every resource."""
+
     group: str  # "" for the core group
     version: str
-    plural: str
     kind: str
-    namespaced: bool
 
     @property
     def api_version(self) -> str:
         """``apps/v1``, or ``v1`` for the core group: as objects' ``apiVersion`` names it."""
         return f"{self.group}/{self.version}" if self.group else self.version
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resource(GroupVersionKind):
+    """A kind as the API serves it: under its plural, in a namespace or not."""
+
+    plural: str
+    namespaced: bool
 
     @property
     def crd_name(self) -> str:

@@ -18,6 +18,7 @@ from simkube.core.kubeapi import (
     SERVICE_ACCOUNTS,
     SIMULATION_ROOTS,
     SIMULATIONS,
+    GroupVersionKind,
     Resource,
     group_version_path,
 )
@@ -65,6 +66,8 @@ def test_api_versions_and_kinds() -> None:
     assert (PODS.api_version, PODS.kind) == ("v1", "Pod")
     assert (SIMULATIONS.api_version, SIMULATIONS.kind) == ("simkube.dev/v1alpha1", "Simulation")
     assert SIMULATION_ROOTS.crd_name == "simulationroots.simkube.dev"
+    assert isinstance(PODS, GroupVersionKind)
+    assert GroupVersionKind(group="apps", version="v1", kind="Deployment").api_version == "apps/v1"
     widget = Resource(group="example.com", version="v1", plural="widgets", kind="Widget",
                       namespaced=True)
     assert widget.path(namespace="n", name="w") == "/apis/example.com/v1/namespaces/n/widgets/w"
