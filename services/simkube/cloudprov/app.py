@@ -27,7 +27,15 @@ from simkube.cloudprov.scaling import Scaler
 from simkube.cloudprov.servicer import CloudProviderServicer
 from simkube.cloudprov.watching import collection_watch
 from simkube.core.errors import SimkubeError
-from simkube.core.kubeapi import ApiError, KubeClient, ListWatch
+from simkube.core.kubeapi import (
+    DEPLOYMENTS,
+    NAMESPACES,
+    NODES,
+    PODS,
+    ApiError,
+    KubeClient,
+    ListWatch,
+)
 from simkube.core.logs import get_logger
 from simkube.core.serving import Service, TlsConfig
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
@@ -39,10 +47,8 @@ log = get_logger(__name__)
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["CloudProvider"].full_name
 
 
-class StartupError(SimkubeError):
+class StartupError(SimkubeError, exit_code=3):
     """The cluster did not let sk-cloudprov set up its groups."""
-
-    exit_code = 3
 
 
 @dataclass(kw_only=True)
@@ -72,16 +78,16 @@ class CloudProvider:
 
     async def _start(self) -> None:
         config = self.config
-        await self._create("/api/v1/namespaces", {
+        await self._create(NAMESPACES.path(), {
             "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": config.namespace}})
-        await self._create("/api/v1/nodes", infra_node(config.infra_node))
+        await self._create(NODES.path(), infra_node(config.infra_node))
         self.index = index = ClusterIndex(groups=config.groups)
         ns = config.namespace
         watches = [
-            self._watch(Kind.DEPLOYMENT, f"/apis/apps/v1/namespaces/{ns}/deployments",
+            self._watch(Kind.DEPLOYMENT, DEPLOYMENTS.path(namespace=ns),
                         f"{MANAGED_BY_LABEL}={MANAGER}"),
-            self._watch(Kind.POD, f"/api/v1/namespaces/{ns}/pods", GROUP_LABEL),
-            self._watch(Kind.NODE, "/api/v1/nodes", f"{OWNER_LABEL}={ns}"),
+            self._watch(Kind.POD, PODS.path(namespace=ns), GROUP_LABEL),
+            self._watch(Kind.NODE, NODES.path(), f"{OWNER_LABEL}={ns}"),
         ]
         await self._synced(watches)
         # The reconciler's first pass creates missing group Deployments (at minSize).

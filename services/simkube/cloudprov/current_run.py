@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.core.simtime import TimeScale
 from simkube.simulation.run_configmap import NO_RUN, RUN_CONFIGMAP, RunTiming, read_timescale
@@ -66,7 +66,7 @@ class CurrentRun:
         return True
 
     async def follow(self, *, api: KubeClient, namespace: str, interval: float = POLL_S) -> None:
-        path = f"/api/v1/namespaces/{namespace}/configmaps/{RUN_CONFIGMAP}"
+        path = CONFIG_MAPS.path(namespace=namespace, name=RUN_CONFIGMAP)
         while True:
             try:
                 found = await api.request("GET", path)

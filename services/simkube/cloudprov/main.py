@@ -15,7 +15,7 @@ from simkube.cloudprov import config as cloud_config
 from simkube.cloudprov.app import CloudProvider
 from simkube.core.cli import run_command
 from simkube.core.errors import ConfigError
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient
 from simkube.core.logs import configure_logging
 from simkube.core.serving import TlsConfig, parse_address
 
@@ -44,7 +44,7 @@ def configmap_reference(reference: str) -> tuple[str, str] | None:
 
 async def read_configmap(api: KubeClient, *, namespace: str, name: str) -> cloud_config.CloudConfig:
     try:
-        found = await api.request("GET", f"/api/v1/namespaces/{namespace}/configmaps/{name}")
+        found = await api.request("GET", CONFIG_MAPS.path(namespace=namespace, name=name))
     except ApiError as exc:
         raise ConfigError(f"cannot read ConfigMap {namespace}/{name}: {exc}") from None
     return cloud_config.from_configmap(found.get("data") or {}, namespace=namespace, name=name)

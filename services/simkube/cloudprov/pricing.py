@@ -19,8 +19,7 @@ from decimal import Decimal
 from google.protobuf.message import DecodeError
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from simkube.cloudprov.errors import InvalidArgumentError
-from simkube.core.errors import ConfigError
+from simkube.core.errors import ConfigError, InvalidArgumentError
 from simkube.core.quantities import parse_quantity
 from simkube.gen.k8s.api.core.v1 import node_pb2, pod_pb2
 

@@ -26,7 +26,7 @@ from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, GroupState, PodEntry
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import OWNER_LABEL
-from simkube.core.kubeapi import ApiError, KubeClient, delete
+from simkube.core.kubeapi import DEPLOYMENTS, NODES, ApiError, KubeClient, delete
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -190,11 +190,11 @@ class Reconciler:
         body = fake_node(self._config.groups[group], namespace=self._config.namespace,
                          name=name, pod_cidr=cidr, ready_after=ready_after)
         try:
-            await self._api.request("POST", "/api/v1/nodes", body=body)
+            await self._api.request("POST", NODES.path(), body=body)
         except ApiError as exc:
             if exc.code != 409:
                 raise
-            existing = await self._api.request("GET", f"/api/v1/nodes/{name}")
+            existing = await self._api.request("GET", NODES.path(name=name))
             labels = (existing.get("metadata") or {}).get("labels") or {}
             if labels.get(OWNER_LABEL) != self._config.namespace:
                 log.warning("a Node named like the placeholder pod exists and is not ours; "
@@ -204,7 +204,7 @@ class Reconciler:
         log.debug("node created", group=group, node=name, pod_cidr=cidr)
 
     async def _delete_node(self, name: str) -> None:
-        if await delete(self._api, f"/api/v1/nodes/{name}"):
+        if await delete(self._api, NODES.path(name=name)):
             log.debug("node deleted", node=name)
 
     async def _create_deployment(self, group: str) -> None:
@@ -213,7 +213,7 @@ class Reconciler:
                                       infra=self._config.infra_node, replicas=spec.min_size)
         try:
             await self._api.request(
-                "POST", f"/apis/apps/v1/namespaces/{self._config.namespace}/deployments",
+                "POST", DEPLOYMENTS.path(namespace=self._config.namespace),
                 body=body)
         except ApiError as exc:
             if exc.code != 409:

@@ -18,10 +18,10 @@ import asyncio
 from collections.abc import Awaitable, Callable, Collection
 
 from simkube.cloudprov.config import CloudConfig
-from simkube.cloudprov.errors import UnavailableError
 from simkube.cloudprov.index import ClusterIndex
 from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
-from simkube.core.kubeapi import ApiError, KubeClient, delete, merge_patch
+from simkube.core.errors import UnavailableError
+from simkube.core.kubeapi import PODS, ApiError, KubeClient, delete, merge_patch
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -96,7 +96,7 @@ class Removals:
         ns = self._config.namespace
         body = {"metadata": {"annotations": {DELETION_COST_ANNOTATION: cost}}}
         try:
-            await asyncio.gather(*(merge_patch(self._api, f"/api/v1/namespaces/{ns}/pods/{name}",
+            await asyncio.gather(*(merge_patch(self._api, PODS.path(namespace=ns, name=name),
                                                body) for name in names))
         except ApiError as exc:
             if exc.code != 404:
@@ -115,7 +115,7 @@ class Removals:
                 log.info("the ReplicaSet kept pods chosen for removal; deleting them",
                          group=group, pods=leftovers)
                 ns = self._config.namespace
-                await asyncio.gather(*(delete(self._api, f"/api/v1/namespaces/{ns}/pods/{name}")
+                await asyncio.gather(*(delete(self._api, PODS.path(namespace=ns, name=name))
                                        for name in leftovers))
         except ApiError as exc:
             log.warning("follow-up of a scale-down failed", group=group, error=str(exc))

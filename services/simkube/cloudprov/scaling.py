@@ -23,7 +23,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
-from simkube.cloudprov.errors import (
+from simkube.cloudprov.index import ClusterIndex, GroupState
+from simkube.cloudprov.removal import Removals, time_left
+from simkube.core.errors import (
     AbortedError,
     FailedPreconditionError,
     InvalidArgumentError,
@@ -31,9 +33,7 @@ from simkube.cloudprov.errors import (
     OutOfRangeError,
     UnavailableError,
 )
-from simkube.cloudprov.index import ClusterIndex, GroupState
-from simkube.cloudprov.removal import Removals, time_left
-from simkube.core.kubeapi import ApiError, KubeClient, delete, json_patch
+from simkube.core.kubeapi import DEPLOYMENTS, NODES, ApiError, KubeClient, delete, json_patch
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -100,7 +100,7 @@ class Scaler:
                 await self._shrink(group, chosen, target, deadline=deadline)
             doomed = [name for name in wanted if name in state.nodes]
             try:
-                await asyncio.gather(*(delete(self._api, f"/api/v1/nodes/{n}") for n in doomed))
+                await asyncio.gather(*(delete(self._api, NODES.path(name=n)) for n in doomed))
             except ApiError as exc:
                 raise UnavailableError(
                     f"the target of node group {group!r} is now {target}, but deleting its Nodes "
@@ -146,7 +146,7 @@ class Scaler:
         body: list[dict[str, Any]] = [
             {"op": "test", "path": "/spec/replicas", "value": state.replicas},
             {"op": "replace", "path": "/spec/replicas", "value": target}]
-        path = f"/apis/apps/v1/namespaces/{self._config.namespace}/deployments/{group}"
+        path = DEPLOYMENTS.path(namespace=self._config.namespace, name=group)
         try:
             await json_patch(self._api, path, body)
         except ApiError as exc:

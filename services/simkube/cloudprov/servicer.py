@@ -1,10 +1,10 @@
 """The CloudProvider RPCs: requests checked, answered from the index, mapped to status codes.
 
 Reads (NodeGroupForNode, TargetSize, NodeGroupNodes, ...) never touch the API server; they
-look at the index and return. Size changes go to the ``Scaler``. Every refusal is an
-``RpcError`` with a message naming the group, node or field, turned into its status code
-here: an unknown group id is NOT_FOUND, a malformed request INVALID_ARGUMENT, a size past
-min or max OUT_OF_RANGE, a request the group's state forbids FAILED_PRECONDITION.
+look at the index and return. Size changes go to the ``Scaler``. Every refusal is one of
+``core.errors``' categories with a message naming the group, node or field, turned into its
+status code here: an unknown group id is NOT_FOUND, a malformed request INVALID_ARGUMENT, a
+size past min or max OUT_OF_RANGE, a request the group's state forbids FAILED_PRECONDITION.
 NodeGroupForNode never fails for a node it does not know — CA asks about every node,
 including ones it invented — it answers an empty group.
 """
@@ -24,7 +24,6 @@ from google.protobuf import any_pb2
 
 from simkube.cloudprov.config import CloudConfig, NodeGroupConfig
 from simkube.cloudprov.current_run import CurrentRun
-from simkube.cloudprov.errors import InvalidArgumentError, NotFoundError, RpcError
 from simkube.cloudprov.index import ClusterIndex
 from simkube.cloudprov.listing import InstanceListing
 from simkube.cloudprov.manifests import template_node
@@ -32,7 +31,9 @@ from simkube.cloudprov.naming import GROUP_LABEL, OWNER_LABEL, instance_name
 from simkube.cloudprov.nodeproto import encode_node
 from simkube.cloudprov.pricing import UnitPrices, price_over
 from simkube.cloudprov.scaling import Scaler
+from simkube.core.errors import InvalidArgumentError, NotFoundError, SimkubeError
 from simkube.core.logs import get_logger
+from simkube.core.serving import status_code
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import (
     externalgrpc_pb2_grpc as pb_grpc,
@@ -51,14 +52,14 @@ DEFAULT_BUDGET = 30.0
 
 def answers(method: Callable[[S, Req, Context], Awaitable[Resp]],
             ) -> Callable[[S, Req, Context], Coroutine[Any, Any, Resp]]:
-    """Turn an ``RpcError`` raised by ``method`` into the status code and message it carries."""
+    """Turn a ``SimkubeError`` raised by ``method`` into its status code and message."""
     @functools.wraps(method)
     async def wrapped(self: S, request: Req, context: Context) -> Resp:
         try:
             return await method(self, request, context)
-        except RpcError as exc:
-            log.info("request refused", rpc=method.__name__, code=exc.code.name, error=str(exc))
-            await context.abort(exc.code, str(exc))
+        except SimkubeError as exc:
+            log.info("request refused", rpc=method.__name__, code=exc.status.name, error=str(exc))
+            await context.abort(status_code(exc), str(exc))
             raise  # abort() raises; this line satisfies the type checker
     return wrapped
 

@@ -22,7 +22,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 
-from simkube.core.errors import ConfigError
+from simkube.core.errors import ConfigError, SimkubeError
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -46,6 +46,13 @@ class TlsConfig:
         ca = read(self.client_ca, "client CA") if self.client_ca else None
         return grpc.ssl_server_credentials(pair, root_certificates=ca,
                                            require_client_auth=ca is not None)
+
+
+def status_code(error: BaseException) -> grpc.StatusCode:
+    """The code an RPC ends with for ``error``: a ``SimkubeError``'s status, else INTERNAL."""
+    if isinstance(error, SimkubeError):
+        return grpc.StatusCode[error.status.name]
+    return grpc.StatusCode.INTERNAL
 
 
 def parse_address(value: str, *, flag: str) -> tuple[str, int]:

@@ -13,10 +13,16 @@ from typing import Any
 import yaml
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient, poll
+from simkube.core.kubeapi import (
+    APPLY_PATCH,
+    CUSTOM_RESOURCE_DEFINITIONS,
+    ApiError,
+    KubeClient,
+    poll,
+)
 from simkube.core.logs import get_logger
 from simkube.ctrl.names import FIELD_MANAGER
-from simkube.simulation.names import CRD_NAME, CRDS_PATH
+from simkube.simulation.names import CRD_NAME
 
 log = get_logger(__name__)
 CRD_FILE = Path(__file__).resolve().parent / "simulation-crd.yaml"
@@ -41,7 +47,7 @@ def _established(crd: dict[str, Any]) -> bool:
 
 async def ensure_crd(kube: KubeClient, *, timeout: float = CRD_TIMEOUT) -> bool:
     """Apply the CRD when missing or older, then wait until Established; True if applied."""
-    path = f"{CRDS_PATH}/{CRD_NAME}"
+    path = CUSTOM_RESOURCE_DEFINITIONS.path(name=CRD_NAME)
     manifest = crd_manifest()
     try:
         current: dict[str, Any] | None = await kube.request("GET", path)

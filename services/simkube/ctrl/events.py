@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import EVENTS, ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.ctrl.names import COMPONENT, EVENTS_NAMESPACE
 from simkube.ctrl.statuses import now
@@ -44,7 +44,7 @@ async def emit(kube: KubeClient, simulation: Mapping[str, Any], *, reason: str,
     """Record an Event (``reason`` in CamelCase) about ``simulation``; never raises."""
     body = event_body(simulation, reason=reason, message=message, warning=warning)
     try:
-        await kube.request("POST", f"/api/v1/namespaces/{EVENTS_NAMESPACE}/events", body=body)
+        await kube.request("POST", EVENTS.path(namespace=EVENTS_NAMESPACE), body=body)
     except ApiError as exc:
         log.warning("event not recorded", reason=reason, error=str(exc))
     log.info("event", simulation=body["involvedObject"]["name"], reason=reason,

@@ -13,7 +13,7 @@ import asyncio
 import datetime
 from typing import Any
 
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import LEASES, NAMESPACES, ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.ctrl.names import COMPONENT, LEASE_NAME
 
@@ -30,12 +30,12 @@ class SimulationLease:
     def __init__(self, *, kube: KubeClient, namespace: str) -> None:
         self._kube = kube
         self.namespace = namespace
-        self._path = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
+        self._path = LEASES.path(namespace=namespace)
 
     async def ensure(self) -> None:
         """Create the namespace and the (unheld) Lease when missing."""
         try:
-            await self._kube.request("POST", "/api/v1/namespaces", body={
+            await self._kube.request("POST", NAMESPACES.path(), body={
                 "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
         except ApiError as exc:
             if exc.code != 409:

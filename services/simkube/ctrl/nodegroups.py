@@ -16,14 +16,23 @@ from pathlib import Path
 from simkube.cloudprov import config as cloud_config
 from simkube.cloudprov.naming import GROUP_LABEL
 from simkube.core.errors import SimkubeError
-from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
+from simkube.core.kubeapi import (
+    CONFIG_MAPS,
+    DEPLOYMENTS,
+    MERGE_PATCH,
+    NAMESPACES,
+    NODE_CLAIMS,
+    NODE_POOLS,
+    NODES,
+    ApiError,
+    KubeClient,
+    poll,
+)
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
 CONFIGMAP_PREFIX = "configmap:"
 RESET_TIMEOUT = 180.0
-NODEPOOLS = "/apis/karpenter.sh/v1/nodepools"
-NODECLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
 
 
 class NodeGroupError(SimkubeError):
@@ -37,7 +46,7 @@ async def load(kube: KubeClient, reference: str) -> cloud_config.CloudConfig:
         if not namespace or not name or "/" in name:
             raise NodeGroupError(f"node groups {reference!r}: write configmap:NAMESPACE/NAME")
         try:
-            found = await kube.request("GET", f"/api/v1/namespaces/{namespace}/configmaps/{name}")
+            found = await kube.request("GET", CONFIG_MAPS.path(namespace=namespace, name=name))
         except ApiError as exc:
             raise NodeGroupError(f"cannot read ConfigMap {namespace}/{name}: {exc}") from None
         return cloud_config.from_configmap(found.get("data") or {}, namespace=namespace,
@@ -53,7 +62,7 @@ def prices(config: cloud_config.CloudConfig | None) -> dict[str, float]:
 
 
 async def count_nodes(kube: KubeClient, group: str) -> int:
-    listing = await kube.request("GET", "/api/v1/nodes",
+    listing = await kube.request("GET", NODES.path(),
                                  query={"labelSelector": f"{GROUP_LABEL}={group}"})
     return sum(1 for node in listing.get("items", [])
                if not node.get("metadata", {}).get("deletionTimestamp"))
@@ -66,7 +75,7 @@ async def reset(kube: KubeClient, config: cloud_config.CloudConfig, *,
         await _reset_karpenter(kube, config, timeout=timeout)
         return
     for group in config.groups.values():
-        path = f"/apis/apps/v1/namespaces/{config.namespace}/deployments/{group.id}"
+        path = DEPLOYMENTS.path(namespace=config.namespace, name=group.id)
         try:
             await kube.request("PATCH", path, body={"spec": {"replicas": group.min_size}},
                                content_type=MERGE_PATCH)
@@ -89,10 +98,10 @@ async def karpenter_provides(kube: KubeClient, config: cloud_config.CloudConfig)
     """Whether Karpenter, not sk-cloudprov, makes the groups' nodes here: sk-cloudprov's
     namespace is absent and Karpenter's NodePools exist (``skctl env up --autoscaler
     karpenter`` sets the cluster up so)."""
-    if await kube.exists(f"/api/v1/namespaces/{config.namespace}"):
+    if await kube.exists(NAMESPACES.path(name=config.namespace)):
         return False
     try:
-        pools = await kube.request("GET", NODEPOOLS)
+        pools = await kube.request("GET", NODE_POOLS.path())
     except ApiError as exc:
         if exc.code == 404:  # no Karpenter CRDs
             return False
@@ -104,16 +113,16 @@ async def _reset_karpenter(kube: KubeClient, config: cloud_config.CloudConfig, *
                            timeout: float) -> None:
     """Karpenter keeps no minimum: every NodeClaim goes (Karpenter drains and deletes its
     Node), so each run starts, as the first did, from no Karpenter node at all."""
-    for claim in (await kube.request("GET", NODECLAIMS)).get("items") or []:
+    for claim in (await kube.request("GET", NODE_CLAIMS.path())).get("items") or []:
         try:
-            await kube.request("DELETE", f"{NODECLAIMS}/{claim['metadata']['name']}")
+            await kube.request("DELETE", NODE_CLAIMS.path(name=claim["metadata"]["name"]))
         except ApiError as exc:
             if exc.code != 404:
                 raise NodeGroupError(f"cannot delete NodeClaim "
                                      f"{claim['metadata']['name']}: {exc}") from None
 
     async def gone() -> bool:
-        if (await kube.request("GET", NODECLAIMS)).get("items"):
+        if (await kube.request("GET", NODE_CLAIMS.path())).get("items"):
             return False
         counts = await asyncio.gather(*(count_nodes(kube, g) for g in config.groups))
         return not any(counts)

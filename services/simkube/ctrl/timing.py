@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.core.flags import with_flags
-from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
+from simkube.core.kubeapi import (
+    CONFIG_MAPS,
+    DEPLOYMENTS,
+    MERGE_PATCH,
+    NAMESPACES,
+    ApiError,
+    KubeClient,
+    poll,
+)
 from simkube.core.logs import get_logger
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale, plan
 from simkube.core.timers import Component, Timer
@@ -87,7 +95,7 @@ class AutoscalerDeployment:
     status says so (``description``)."""
 
     def __init__(self, *, kube: KubeClient, namespace: str, name: str) -> None:
-        self.kube, self.path = kube, f"/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
+        self.kube, self.path = kube, DEPLOYMENTS.path(namespace=namespace, name=name)
         self.description = (f"Deployment {namespace}/{name} (Cluster Autoscaler only; the "
                             "cluster's scheduler and controller-manager keep their timers)")
 
@@ -149,23 +157,23 @@ async def publish(kube: KubeClient, *, namespace: str, timing: RunTiming) -> Non
             "metadata": {"name": RUN_CONFIGMAP, "namespace": namespace,
                          "labels": {"app.kubernetes.io/part-of": "simkube"}},
             "data": timescale_data(timing=timing)}
-    path = f"/api/v1/namespaces/{namespace}/configmaps"
-    if not await kube.exists(f"/api/v1/namespaces/{namespace}"):
+    if not await kube.exists(NAMESPACES.path(name=namespace)):
         # No sk-cloudprov here (Karpenter makes the nodes): nobody reads the speed there.
         log.info("no sk-cloudprov namespace; the run's timescale is not published",
                  namespace=namespace)
         return
     try:
-        await kube.request("PUT", f"{path}/{RUN_CONFIGMAP}", body=body)
+        await kube.request("PUT", CONFIG_MAPS.path(namespace=namespace, name=RUN_CONFIGMAP),
+                           body=body)
     except ApiError as exc:
         if exc.code != 404:
             raise
-        await kube.request("POST", path, body=body)
+        await kube.request("POST", CONFIG_MAPS.path(namespace=namespace), body=body)
 
 
 async def withdraw(kube: KubeClient, *, namespace: str) -> None:
     try:
-        await kube.request("DELETE", f"/api/v1/namespaces/{namespace}/configmaps/{RUN_CONFIGMAP}")
+        await kube.request("DELETE", CONFIG_MAPS.path(namespace=namespace, name=RUN_CONFIGMAP))
     except ApiError as exc:
         if exc.code != 404:
             raise

@@ -18,8 +18,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient
-from simkube.driver.discovery import Discovery
+from simkube.core.kubeapi import APPLY_PATCH, ApiError, Discovery, KindNotServedError, KubeClient
 from simkube.driver.names import FIELD_MANAGER
 from simkube.driver.namespaces import Namespaces
 from simkube.driver.progress import FailureRecord, Operation
@@ -66,7 +65,7 @@ class Applier:
             if target.namespace:
                 await self._namespaces.ensure(target.namespace)
             try:
-                await self._kube.request("PATCH", resource.item(name=target.name,
+                await self._kube.request("PATCH", resource.path(name=target.name,
                                                                 namespace=target.namespace),
                                          body=body, query=APPLY_QUERY, content_type=APPLY_PATCH)
             except ApiError as exc:
@@ -91,14 +90,12 @@ class Applier:
             try:
                 resource = await self._discovery.resource(api_version=ref.api_version,
                                                           kind=ref.kind)
-            except ApiError as exc:
-                if exc.reason == "KindNotServed":
-                    return  # no such kind here, so no such object either
-                raise
+            except KindNotServedError:
+                return  # no such kind here, so no such object either
             target = self._rewriter.target(ref, namespaced=resource.namespaced)
             described[0] = str(target)
             try:
-                await self._kube.request("DELETE", resource.item(name=target.name,
+                await self._kube.request("DELETE", resource.path(name=target.name,
                                                                  namespace=target.namespace),
                                          body=DELETE_BODY)
             except ApiError as exc:

@@ -1,50 +1,41 @@
 """The driver's user-facing errors, one class per answer a caller needs to tell apart.
 
-The gRPC service maps each class to a status code (bad input → INVALID_ARGUMENT, unknown
-simulation → NOT_FOUND, name or namespace taken → ALREADY_EXISTS, wrong state →
-FAILED_PRECONDITION, unreachable tracer or cluster → UNAVAILABLE); the CLI prints the
-message and exits with ``exit_code``. Every one is raised before anything is created, or
-after what was created has been removed again.
+Each is a leaf of a category in ``core.errors``, which carries its gRPC status code and exit
+code (bad input → INVALID_ARGUMENT, unknown trace or simulation → NOT_FOUND, name or namespace
+taken → ALREADY_EXISTS, wrong state → FAILED_PRECONDITION; an unreachable tracer or cluster is
+core's ``UnavailableError``); the CLI prints the message and exits with ``exit_code``. Every
+one is raised before anything is created, or after what was created has been removed again.
 """
 
 from __future__ import annotations
 
-from simkube.core.errors import SimkubeError
+from simkube.core.errors import (
+    AlreadyExistsError,
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+)
 
 
-class DriverInputError(SimkubeError):
+class DriverInputError(InvalidArgumentError):
     """A flag or request field has a value the driver cannot use; ``field`` names it."""
-
-    exit_code = 2
 
     def __init__(self, message: str, *, field: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
         self.field = field
 
 
-class TraceNotFoundError(SimkubeError):
+class TraceNotFoundError(NotFoundError):
     """The trace path or URL names nothing."""
 
-    exit_code = 2
+
+class SimulationNotFoundError(NotFoundError):
+    """No simulation of that name is known to this driver."""
 
 
-class SimulationNotFoundError(SimkubeError):
-    exit_code = 2
-
-
-class SimulationConflictError(SimkubeError):
+class SimulationConflictError(AlreadyExistsError):
     """The name, root or a virtual namespace is already taken."""
 
-    exit_code = 3
 
-
-class SimulationStateError(SimkubeError):
+class SimulationStateError(FailedPreconditionError):
     """The simulation is not in a state that allows the request (e.g. pausing a finished one)."""
-
-    exit_code = 3
-
-
-class UnavailableError(SimkubeError):
-    """A service the driver depends on (the tracer, the API server) cannot be reached."""
-
-    exit_code = 4

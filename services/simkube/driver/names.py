@@ -7,14 +7,13 @@ and kind.
 
 from __future__ import annotations
 
-GROUP = "simkube.dev"
-VERSION = "v1alpha1"
-ROOT_API_VERSION = f"{GROUP}/{VERSION}"
-ROOT_KIND = "SimulationRoot"
-ROOT_PLURAL = "simulationroots"
-ROOT_CRD_NAME = f"{ROOT_PLURAL}.{GROUP}"
-ROOTS_PATH = f"/apis/{GROUP}/{VERSION}/{ROOT_PLURAL}"
-CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+from simkube.core.kubeapi import SIMULATION_ROOTS
+
+GROUP = SIMULATION_ROOTS.group
+ROOT_API_VERSION = SIMULATION_ROOTS.api_version
+ROOT_KIND = SIMULATION_ROOTS.kind
+ROOT_CRD_NAME = SIMULATION_ROOTS.crd_name
+ROOTS_PATH = SIMULATION_ROOTS.path()
 
 FIELD_MANAGER = "simkube-driver"
 LIFECYCLE_FIELD_MANAGER = "simkube-driver-lifecycles"

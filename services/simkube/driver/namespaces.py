@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import NAMESPACES, ApiError, KubeClient
 from simkube.driver.errors import SimulationConflictError
 from simkube.driver.names import SIMULATION_LABEL
 from simkube.driver.rewriting import RootRef
 
-NAMESPACES_PATH = "/api/v1/namespaces"
 CHECK_CONCURRENCY = 16
 
 
@@ -27,7 +26,7 @@ async def check_free(kube: KubeClient, names: Iterable[str]) -> None:
 
     async def exists(name: str) -> bool:
         async with limit:
-            return await kube.exists(f"{NAMESPACES_PATH}/{name}")
+            return await kube.exists(NAMESPACES.path(name=name))
     wanted = sorted(set(names))
     taken = [name for name, found in zip(wanted, await asyncio.gather(
         *(exists(name) for name in wanted)), strict=True) if found]
@@ -62,14 +61,14 @@ class Namespaces:
                 "metadata": {"name": name, "labels": {SIMULATION_LABEL: self._simulation},
                              "ownerReferences": [self._root.owner_reference()]}}
         try:
-            await self._kube.request("POST", NAMESPACES_PATH, body=body)
+            await self._kube.request("POST", NAMESPACES.path(), body=body)
         except ApiError as exc:
             if exc.code != 409:
                 raise
             await self._check_owned(name)
 
     async def _check_owned(self, name: str) -> None:
-        existing = await self._kube.request("GET", f"{NAMESPACES_PATH}/{name}")
+        existing = await self._kube.request("GET", NAMESPACES.path(name=name))
         owners = existing.get("metadata", {}).get("ownerReferences") or []
         if not any(owner.get("uid") == self._root.uid for owner in owners):
             raise ApiError(code=409, reason="AlreadyExists", retry=False,

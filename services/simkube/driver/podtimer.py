@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from simkube.core.kubeapi import (
+    PODS,
     ApiError,
     Backoff,
     Cursor,
@@ -37,7 +38,6 @@ from simkube.driver.names import (
 )
 
 log = get_logger(__name__)
-PODS_PATH = "/api/v1/pods"
 RETRY_DELAY = 1.0
 PATCH_ATTEMPTS = 5
 
@@ -82,7 +82,7 @@ class PodTimer:
             await asyncio.gather(*self._patches, return_exceptions=True)
 
     async def _list(self) -> str:
-        listing = await self._kube.request("GET", PODS_PATH,
+        listing = await self._kube.request("GET", PODS.path(),
                                            query={"labelSelector": self._selector})
         for pod in sorted(listing.get("items") or [], key=_creation_order):
             self._see(pod)
@@ -91,7 +91,7 @@ class PodTimer:
     async def _watch(self, version: str) -> None:
         cursor = Cursor(version)
         while True:  # a clean end resumes from the last version; 410 Gone lists again
-            async for kind, obj in watch_from(self._kube, PODS_PATH, cursor,
+            async for kind, obj in watch_from(self._kube, PODS.path(), cursor,
                                               query={"labelSelector": self._selector}):
                 if kind in ("ADDED", "MODIFIED"):
                     self._see(obj)
@@ -115,7 +115,7 @@ class PodTimer:
             task.add_done_callback(self._patches.discard)
 
     async def _patch(self, metadata: dict[str, Any], assignment: Assignment) -> None:
-        path = f"/api/v1/namespaces/{metadata.get('namespace')}/pods/{metadata.get('name')}"
+        path = PODS.path(namespace=str(metadata.get("namespace")), name=str(metadata.get("name")))
         body = {"metadata": {"annotations": assignment.annotations}}
         try:  # transient refusals are retried after 0.1, 0.2, 0.4, 0.8 s
             await retry(lambda: merge_patch(self._kube, path, body,

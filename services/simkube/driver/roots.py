@@ -14,10 +14,18 @@ from typing import Any
 
 import yaml
 
-from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient, poll
+from simkube.core.errors import UnavailableError
+from simkube.core.kubeapi import (
+    CUSTOM_RESOURCE_DEFINITIONS,
+    MERGE_PATCH,
+    SIMULATION_ROOTS,
+    ApiError,
+    KubeClient,
+    poll,
+)
 from simkube.core.logs import get_logger
-from simkube.driver.errors import SimulationConflictError, UnavailableError
-from simkube.driver.names import CRDS_PATH, ROOT_API_VERSION, ROOT_CRD_NAME, ROOT_KIND, ROOTS_PATH
+from simkube.driver.errors import SimulationConflictError
+from simkube.driver.names import ROOT_API_VERSION, ROOT_CRD_NAME, ROOT_KIND
 from simkube.driver.progress import ProgressSnapshot
 from simkube.driver.rewriting import RootRef
 
@@ -43,7 +51,7 @@ async def ensure_crd(kube: KubeClient, *, timeout: float = CRD_TIMEOUT) -> bool:
     """Install the SimulationRoot CRD if missing and wait until it is Established.
 
     Returns True when this call installed it."""
-    path = f"{CRDS_PATH}/{ROOT_CRD_NAME}"
+    path = CUSTOM_RESOURCE_DEFINITIONS.path(name=ROOT_CRD_NAME)
     installed = False
     try:
         crd = await kube.request("GET", path)
@@ -51,7 +59,8 @@ async def ensure_crd(kube: KubeClient, *, timeout: float = CRD_TIMEOUT) -> bool:
         if exc.code != 404:
             raise
         try:
-            crd = await kube.request("POST", CRDS_PATH, body=crd_manifest())
+            crd = await kube.request("POST", CUSTOM_RESOURCE_DEFINITIONS.path(),
+                                     body=crd_manifest())
             installed = True
             log.info("installed CRD", crd=ROOT_CRD_NAME)
         except ApiError as create_error:
@@ -70,7 +79,7 @@ async def ensure_crd(kube: KubeClient, *, timeout: float = CRD_TIMEOUT) -> bool:
 
 
 async def root_exists(kube: KubeClient, name: str) -> bool:
-    return await kube.exists(f"{ROOTS_PATH}/{name}")
+    return await kube.exists(SIMULATION_ROOTS.path(name=name))
 
 
 async def create_root(kube: KubeClient, *, name: str, spec: dict[str, Any]) -> RootRef:
@@ -78,7 +87,7 @@ async def create_root(kube: KubeClient, *, name: str, spec: dict[str, Any]) -> R
             "metadata": {"name": name, "labels": {"app.kubernetes.io/part-of": "simkube"}},
             "spec": spec}
     try:
-        created = await kube.request("POST", ROOTS_PATH, body=body)
+        created = await kube.request("POST", SIMULATION_ROOTS.path(), body=body)
     except ApiError as exc:
         if exc.code == 409:
             raise SimulationConflictError(
@@ -108,7 +117,7 @@ def status_body(snapshot: ProgressSnapshot) -> dict[str, Any]:
 async def report_status(kube: KubeClient, root: RootRef, snapshot: ProgressSnapshot) -> None:
     """Best effort: a status the API server refuses must never stop a replay."""
     try:
-        await kube.request("PATCH", f"{ROOTS_PATH}/{root.name}/status",
+        await kube.request("PATCH", SIMULATION_ROOTS.path(name=root.name, subresource="status"),
                            body=status_body(snapshot), content_type=MERGE_PATCH)
     except ApiError as exc:
         log.warning("status update failed", root=root.name, error=str(exc))
@@ -117,7 +126,7 @@ async def report_status(kube: KubeClient, root: RootRef, snapshot: ProgressSnaps
 async def delete_root(kube: KubeClient, name: str, *, timeout: float = GC_TIMEOUT) -> None:
     """Delete the root in the foreground and wait until it, and so everything, is gone."""
     try:
-        await kube.request("DELETE", f"{ROOTS_PATH}/{name}",
+        await kube.request("DELETE", SIMULATION_ROOTS.path(name=name),
                            body={"kind": "DeleteOptions", "apiVersion": "v1",
                                  "propagationPolicy": "Foreground"})
     except ApiError as exc:

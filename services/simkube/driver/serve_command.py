@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from simkube.core.errors import SimkubeError
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
 from simkube.core.serving import Service, TlsConfig
 from simkube.driver import roots
@@ -54,7 +54,7 @@ async def _serve(*, listen: str, metrics_listen: str | None, kubeconfig: Path | 
     kube = await KubeClient.connect(kubeconfig=kubeconfig)
     try:
         await roots.ensure_crd(kube)
-    except (ApiError, SimkubeError) as exc:  # the cluster may come up later: retried per start
+    except SimkubeError as exc:  # ApiError too: the cluster may come up later, retried per start
         log.warning("SimulationRoot CRD not ensured at start", error=str(exc))
     registry = Registry(kube=kube)
     service = Service(name="sk-driver", listen=listen, metrics_listen=metrics_listen, tls=tls,

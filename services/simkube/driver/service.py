@@ -14,53 +14,26 @@ from typing import Any, TypeVar
 import grpc
 
 from simkube.core.durations import parse_duration
-from simkube.core.errors import ConfigError, SimkubeError
+from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import ApiError
 from simkube.core.logs import get_logger
+from simkube.core.serving import status_code
 from simkube.driver import sources
-from simkube.driver.errors import (
-    DriverInputError,
-    SimulationConflictError,
-    SimulationNotFoundError,
-    SimulationStateError,
-    TraceNotFoundError,
-    UnavailableError,
-)
+from simkube.driver.errors import DriverInputError
 from simkube.driver.messages import options_from_request, progress_to_proto, tracer_spec
 from simkube.driver.registry import Registry
 from simkube.driver.simulation import Simulation
 from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc
-from simkube.trace import TraceFormatError, TraceSource
+from simkube.trace import TraceSource
 
 log = get_logger(__name__)
 DEFAULT_WATCH_INTERVAL_MS = 500
 MIN_WATCH_INTERVAL_MS = 50
 SERVICE_NAME = driver_pb2.DESCRIPTOR.services_by_name["Driver"].full_name
 
-_CODES: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
-    (DriverInputError, grpc.StatusCode.INVALID_ARGUMENT),
-    (TraceFormatError, grpc.StatusCode.INVALID_ARGUMENT),
-    (ConfigError, grpc.StatusCode.INVALID_ARGUMENT),
-    (TraceNotFoundError, grpc.StatusCode.NOT_FOUND),
-    (SimulationNotFoundError, grpc.StatusCode.NOT_FOUND),
-    (SimulationConflictError, grpc.StatusCode.ALREADY_EXISTS),
-    (SimulationStateError, grpc.StatusCode.FAILED_PRECONDITION),
-    (UnavailableError, grpc.StatusCode.UNAVAILABLE),
-)
-
-
 def status_for(error: Exception) -> grpc.StatusCode:
-    if isinstance(error, ApiError):
-        if error.code == 401:
-            return grpc.StatusCode.UNAUTHENTICATED
-        if error.code == 403:
-            return grpc.StatusCode.PERMISSION_DENIED
-        return grpc.StatusCode.UNAVAILABLE if error.transient else (
-            grpc.StatusCode.FAILED_PRECONDITION)
-    for kind, code in _CODES:
-        if isinstance(error, kind):
-            return code
-    return grpc.StatusCode.INTERNAL
+    """Each error's own status (``core.errors``); anything else is a bug: INTERNAL."""
+    return status_code(error)
 
 
 def _message(error: Exception) -> str:
@@ -80,7 +53,7 @@ def answers_errors(handler: Handler[Reply]) -> Handler[Reply]:
                       ) -> Reply:
         try:
             return await handler(self, request, context)
-        except (SimkubeError, ApiError) as exc:
+        except SimkubeError as exc:
             await context.abort(status_for(exc), _message(exc))
             raise  # unreachable: abort raises
     return wrapper

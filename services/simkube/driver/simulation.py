@@ -21,12 +21,11 @@ import traceback
 from collections.abc import AsyncIterator
 
 from simkube.core.errors import SimkubeError
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import ApiError, Discovery, KubeClient
 from simkube.core.logs import get_logger
 from simkube.driver import namespaces, roots
 from simkube.driver.applying import Applier
 from simkube.driver.clock import ReplayClock
-from simkube.driver.discovery import Discovery
 from simkube.driver.errors import SimulationStateError
 from simkube.driver.lifecycles import Assignment, LifetimePlan
 from simkube.driver.options import SimulationOptions
@@ -173,7 +172,7 @@ class Simulation:
             await asyncio.gather(*helpers, return_exceptions=True)
         await roots.report_status(self._kube, root, self.snapshot())
         if self.options.cleanup:
-            with contextlib.suppress(ApiError, SimkubeError):  # recorded in the message
+            with contextlib.suppress(SimkubeError):  # recorded in the message
                 await self._clean_up()
 
     def _pod_timed(self, assignment: Assignment) -> None:
@@ -253,7 +252,7 @@ class Simulation:
             return
         try:
             await roots.delete_root(self._kube, self.root.name, timeout=self._gc_timeout)
-        except (ApiError, SimkubeError) as exc:
+        except SimkubeError as exc:
             self._cleanup_done = True
             self._set_state(final or self.state, message=f"cleanup failed: {exc}")
             raise

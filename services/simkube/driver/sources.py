@@ -16,7 +16,8 @@ from urllib.parse import unquote, urlparse
 import grpc
 import httpx
 
-from simkube.driver.errors import DriverInputError, TraceNotFoundError, UnavailableError
+from simkube.core.errors import UnavailableError
+from simkube.driver.errors import DriverInputError, TraceNotFoundError
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
 from simkube.trace import TraceSource, open_trace, open_trace_bytes
 

@@ -23,7 +23,6 @@ from simkube.env import state
 from simkube.env.paths import DEFAULT_ENV_NAME, env_dir, results_dir
 
 log = structlog.get_logger(__name__)
-SIMULATIONS_PATH = "/apis/simkube.dev/v1alpha1/simulations"
 LOOKUP_TIMEOUT = 5.0
 _RUN_DIR = re.compile(r"^run-([1-9][0-9]*)$")
 _REF = re.compile(r"^(?P<name>[a-z0-9]([a-z0-9.-]*[a-z0-9])?)(/run-(?P<run>[1-9][0-9]*))?$")
@@ -104,11 +103,11 @@ def _status_results_dir(*, name: str, kubeconfig: Path | None, env: str | None) 
 
 async def _fetch_status_dir(*, name: str, kubeconfig: Path) -> Path | None:
     # aiohttp and kubernetes_asyncio cost half a second: only when a cluster is asked.
-    from simkube.core.kubeapi import ApiError, KubeClient  # noqa: PLC0415
+    from simkube.core.kubeapi import SIMULATIONS, ApiError, KubeClient  # noqa: PLC0415
 
     kube = await KubeClient.connect(kubeconfig=kubeconfig, pool_size=2)
     try:
-        simulation = await kube.request("GET", f"{SIMULATIONS_PATH}/{name}",
+        simulation = await kube.request("GET", SIMULATIONS.path(name=name),
                                         timeout=LOOKUP_TIMEOUT)
     except ApiError as exc:
         log.info("simulation not readable, using local results", simulation=name,

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from simkube.core.kubeapi import KubeClient, ListWatch
+from simkube.core.kubeapi import EVENTS, NODE_CLAIMS, NODES, PODS, KubeClient, ListWatch
 from simkube.results import autoscaler_events as ca
 from simkube.results import karpenter_events
 from simkube.results.breakdown import AUTOSCALERS
@@ -29,7 +29,6 @@ from simkube.results.nodes import CLUSTER_AUTOSCALER, KARPENTER, NodeTracker
 from simkube.results.pods import PodTracker
 from simkube.results.sampling import RunClock
 
-NODECLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
 Object = dict[str, Any]
 
 
@@ -51,13 +50,13 @@ class Observer:
         others look up their nodes' groups), NodeClaims before the Events that name them."""
         self._since = self.karpenter.since = since
         return [
-            ListWatch(kube=kube, path="/api/v1/nodes", what="nodes",
+            ListWatch(kube=kube, path=NODES.path(), what="nodes",
                       on_list=self._node_list, on_event=self._node_event),
-            ListWatch(kube=kube, path=NODECLAIMS, what="nodeclaims", optional=True,
+            ListWatch(kube=kube, path=NODE_CLAIMS.path(), what="nodeclaims", optional=True,
                       on_list=self._claim_list, on_event=self._claim_event),
-            ListWatch(kube=kube, path="/api/v1/pods", what="pods",
+            ListWatch(kube=kube, path=PODS.path(), what="pods",
                       on_list=self._pod_list, on_event=self._pod_event),
-            *(ListWatch(kube=kube, path="/api/v1/events", what=f"{source} events",
+            *(ListWatch(kube=kube, path=EVENTS.path(), what=f"{source} events",
                         query={"fieldSelector": f"source={source}"},
                         on_list=self._event_list, on_event=self._event_event)
               for source in (ca.COMPONENT, karpenter_events.COMPONENT))]

@@ -13,7 +13,7 @@ keeps the pod even when the nudge works, because the run was disturbed all the s
 
 from __future__ import annotations
 
-from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient
+from simkube.core.kubeapi import MERGE_PATCH, PODS, ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.results.pods import PodState
 
@@ -27,7 +27,7 @@ async def nudge(kube: KubeClient, pod: PodState, *, when: str, grace_s: float) -
     """Log the pod as bound but not started, and poke KWOK with an update of it."""
     where: dict[str, object] = {"pod": f"{pod.namespace}/{pod.name}", "node": pod.node,
                                 "grace_trace_s": grace_s}
-    path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
+    path = PODS.path(namespace=pod.namespace, name=pod.name)
     body = {"metadata": {"annotations": {NUDGE_ANNOTATION: when}}}
     try:
         await kube.request("PATCH", path, body=body, content_type=MERGE_PATCH)

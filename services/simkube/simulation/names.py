@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import re
 
-GROUP = "simkube.dev"
-VERSION = "v1alpha1"
-API_VERSION = f"{GROUP}/{VERSION}"
-KIND = "Simulation"
-PLURAL = "simulations"
-CRD_NAME = f"{PLURAL}.{GROUP}"
-SIMULATIONS_PATH = f"/apis/{GROUP}/{VERSION}/{PLURAL}"
-CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+from simkube.core.kubeapi import CUSTOM_RESOURCE_DEFINITIONS, SIMULATIONS
+
+# The resource itself is an entry of core.kubeapi's resource table; these are its parts.
+GROUP = SIMULATIONS.group
+VERSION = SIMULATIONS.version
+API_VERSION = SIMULATIONS.api_version
+KIND = SIMULATIONS.kind
+PLURAL = SIMULATIONS.plural
+CRD_NAME = SIMULATIONS.crd_name
+SIMULATIONS_PATH = SIMULATIONS.path()
+CRDS_PATH = CUSTOM_RESOURCE_DEFINITIONS.path()
 FINALIZER = f"{GROUP}/simulation-cleanup"
 
 # Simulation names, namespace prefixes and run names end up in DNS labels: the driver's
@@ -27,7 +30,7 @@ MAX_LABEL = 63
 
 
 def simulation_path(name: str) -> str:
-    return f"{SIMULATIONS_PATH}/{name}"
+    return SIMULATIONS.path(name=name)
 
 
 def run_name(simulation: str, run: int) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from simkube.core.kubeapi import KubeClient, delete_namespace
+from simkube.core.kubeapi import CRON_JOBS, DEPLOYMENTS, NAMESPACES, KubeClient, delete_namespace
 
 NAMESPACE = "shop"
 TOLERATION = {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}
@@ -63,16 +63,15 @@ def _cronjob() -> dict[str, Any]:
 
 
 async def _apply(kube: KubeClient, manifest: dict[str, Any]) -> None:
-    group = "apis/apps/v1" if manifest["kind"] == "Deployment" else "apis/batch/v1"
-    plural = manifest["kind"].lower() + "s"
-    name = manifest["metadata"]["name"]
-    await kube.request("PATCH", f"/{group}/namespaces/{NAMESPACE}/{plural}/{name}",
+    resource = DEPLOYMENTS if manifest["kind"] == "Deployment" else CRON_JOBS
+    path = resource.path(namespace=NAMESPACE, name=manifest["metadata"]["name"])
+    await kube.request("PATCH", path,
                        body=manifest, query={"fieldManager": "simkube-demo", "force": "true"},
                        content_type="application/apply-patch+yaml")
 
 
 async def _scale(kube: KubeClient, name: str, replicas: int) -> None:
-    await kube.request("PATCH", f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/{name}",
+    await kube.request("PATCH", DEPLOYMENTS.path(namespace=NAMESPACE, name=name),
                        body={"spec": {"replicas": replicas}},
                        content_type="application/merge-patch+json")
 
@@ -80,7 +79,7 @@ async def _scale(kube: KubeClient, name: str, replicas: int) -> None:
 async def run_workload(*, kube: KubeClient, stretch: float = 1.0,
                        on_step: Callable[[Step], None] = lambda step: None) -> None:
     """Create the shop, play every step at its (scaled) time, return at the end."""
-    await kube.request("POST", "/api/v1/namespaces",
+    await kube.request("POST", NAMESPACES.path(),
                        body={"apiVersion": "v1", "kind": "Namespace",
                              "metadata": {"name": NAMESPACE}})
     await _apply(kube, _deployment("web", cpu="500m", memory="1Gi"))

@@ -8,15 +8,13 @@ field), never as a traceback from the decoder that happened to notice.
 
 from __future__ import annotations
 
-from simkube.core.errors import SimkubeError
+from simkube.core.errors import InvalidArgumentError
 
 
-class TraceFormatError(SimkubeError):
+# Exit code 5, distinct from validation outcomes (0 clean, 1 warnings, 2 errors), so scripts
+# can tell an unreadable trace from one that reads fine but would replay badly.
+class TraceFormatError(InvalidArgumentError, exit_code=5):
     """A trace cannot be read or written as asked; ``where`` locates the problem."""
-
-    # Distinct from validation outcomes (0 clean, 1 warnings, 2 errors) so scripts can tell an
-    # unreadable trace from one that reads fine but would replay badly.
-    exit_code = 5
 
     def __init__(self, message: str, *, where: str | None = None, source: str | None = None,
                  hint: str | None = None) -> None:

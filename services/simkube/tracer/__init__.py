@@ -5,7 +5,7 @@ Layers, imported in one direction only (each module imports only those to its ri
     main ─▶ runtime ─▶ service ─▶ exporting ─▶ export_filters
                    │           └▶ store ─▶ recovery ─▶ segment_reading ─▶ segments ─▶ trace
                    ├▶ watching ─▶ recorder ─▶ lifecycles, sanitising, store
-                   │           └▶ owners ─▶ discovery ─▶ core's Kubernetes access layer
+                   │           └▶ owners ─▶ core's Kubernetes access layer (discovery)
                    └▶ metrics, status
     client (used by skctl and other services) ─▶ gen (the Tracer gRPC stubs)
 

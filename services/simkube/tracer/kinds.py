@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from simkube.core.errors import ConfigError
+from simkube.core.kubeapi import GroupVersionKind, group_version_path
 
 _KIND_KEY = re.compile(
     r"^(?:(?P<group>[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)/)?"
@@ -18,14 +19,8 @@ _KIND_KEY = re.compile(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class KindKey:
-    group: str  # "" for the core group
-    version: str
-    kind: str
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
+class KindKey(GroupVersionKind):
+    """A kind the tracer tracks or meets as an owner, written ``group/version.Kind``."""
 
     @property
     def key(self) -> str:
@@ -34,7 +29,7 @@ class KindKey:
     @property
     def api_prefix(self) -> str:
         """Where the group/version is served: ``/api/v1`` or ``/apis/apps/v1``."""
-        return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        return group_version_path(self.api_version)
 
     def __str__(self) -> str:
         return self.key

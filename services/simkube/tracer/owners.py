@@ -13,10 +13,15 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import (
+    ApiError,
+    Discovery,
+    KindNotServedError,
+    KubeClient,
+    NotWatchableError,
+)
 from simkube.core.logs import get_logger
 from simkube.trace import ObjectRef
-from simkube.tracer.discovery import Discovery, NotInstalledError, NotWatchableError
 from simkube.tracer.kinds import KindKey
 from simkube.tracer.segments import Ancestors
 
@@ -71,13 +76,14 @@ class OwnerResolver:
         """The owner's own controller reference (``_GONE`` if none or it does not exist)."""
         self.lookups += 1
         try:
-            resource = await self._discovery.resource(kind)
+            resource = await self._discovery.watchable(api_version=kind.api_version,
+                                                       kind=kind.kind)
             namespace = owner.namespace if resource.namespaced else ""
             owner = ObjectRef(api_version=owner.api_version, kind=owner.kind,
                               namespace=namespace, name=owner.name)
             found = await self._api.request(
                 "GET", resource.path(namespace=namespace, name=owner.name))
-        except (NotInstalledError, NotWatchableError):
+        except (KindNotServedError, NotWatchableError):
             return _GONE, owner
         except ApiError as exc:
             if exc.code != 404:

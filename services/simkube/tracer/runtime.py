@@ -17,13 +17,12 @@ from pathlib import Path
 
 import grpc
 
-from simkube.core.kubeapi import KubeClient
+from simkube.core.kubeapi import Discovery, KubeClient
 from simkube.core.logs import get_logger
 from simkube.core.serving import Service, TlsConfig, parse_address
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
 from simkube.trace import ObjectRef, TraceHeader
 from simkube.tracer.config import KindConfig, TracerConfig
-from simkube.tracer.discovery import Discovery
 from simkube.tracer.kinds import KindKey
 from simkube.tracer.lifecycles import LifecycleTracker
 from simkube.tracer.metrics import TracerMetrics

@@ -20,11 +20,22 @@ import random
 import time
 from typing import Any
 
-from simkube.core.kubeapi import ApiError, Backoff, Cursor, GoneError, KubeClient, pages, watch_from
+from simkube.core.kubeapi import (
+    ApiError,
+    Backoff,
+    Cursor,
+    Discovery,
+    GoneError,
+    KindNotServedError,
+    KubeClient,
+    NotWatchableError,
+    Resource,
+    pages,
+    watch_from,
+)
 from simkube.core.logs import get_logger
 from simkube.trace import ObjectRef
 from simkube.tracer.config import KindConfig
-from simkube.tracer.discovery import Discovery, NotInstalledError, NotWatchableError, Resource
 from simkube.tracer.owners import OwnerResolver, controller_of
 from simkube.tracer.recorder import Listed, Observed, Recorder
 from simkube.tracer.status import KindStatus, WatchState
@@ -57,9 +68,10 @@ class KindWatcher:
         try:
             while True:
                 try:
-                    resource = await self._discovery.resource(self.kind.kind)
-                except NotInstalledError as exc:
-                    self._set(WatchState.WAITING_FOR_CRD, str(exc))
+                    resource = await self._discovery.watchable(
+                        api_version=self.kind.kind.api_version, kind=self.kind.kind.kind)
+                except KindNotServedError as exc:
+                    self._set(WatchState.WAITING_FOR_CRD, exc.message)
                     await asyncio.sleep(self._crd_retry)
                     continue
                 except (ApiError, NotWatchableError) as exc:
@@ -80,7 +92,8 @@ class KindWatcher:
                              error=str(exc))
                 except ApiError as exc:
                     if exc.code == 404:
-                        self._discovery.forget(self.kind.kind)
+                        self._discovery.forget(api_version=self.kind.kind.api_version,
+                                               kind=self.kind.kind.kind)
                     await self._back_off(str(exc))
         finally:
             self.status.state = WatchState.STOPPED

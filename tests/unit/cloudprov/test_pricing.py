@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from simkube.cloudprov.errors import InvalidArgumentError
 from simkube.cloudprov.pricing import UnitPrices, price_over
+from simkube.core.errors import InvalidArgumentError
 from simkube.gen.k8s.api.core.v1 import pod_pb2
 
 pytestmark = pytest.mark.unit

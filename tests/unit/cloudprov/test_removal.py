@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simkube.cloudprov.errors import AbortedError, UnavailableError
+from simkube.core.errors import AbortedError, UnavailableError
 from tests.unit.cloudprov.fakes import DEPLOYMENT, MARKED, PODS, ScalingSetup
 
 pytestmark = pytest.mark.unit

@@ -4,14 +4,14 @@ import asyncio
 
 import pytest
 
-from simkube.cloudprov.errors import (
+from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
+from simkube.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
     OutOfRangeError,
     UnavailableError,
 )
-from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
 from tests.unit.cloudprov.fakes import DEPLOYMENT, PODS, ScalingSetup
 
 pytestmark = pytest.mark.unit

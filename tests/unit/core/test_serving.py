@@ -10,8 +10,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from simkube.core.errors import ConfigError
-from simkube.core.serving import Service, TlsConfig, parse_address
+from simkube.core.errors import ConfigError, NotFoundError
+from simkube.core.kubeapi import ApiError
+from simkube.core.serving import Service, TlsConfig, parse_address, status_code
 from simkube.env.controlplane.certs import generate_pki
 
 pytestmark = pytest.mark.unit
@@ -93,3 +94,11 @@ def test_bad_addresses(value: str) -> None:
 def test_addresses() -> None:
     assert parse_address("0.0.0.0:50051", flag="--listen") == ("0.0.0.0", 50051)  # noqa: S104
     assert parse_address("[::1]:9", flag="--listen") == ("::1", 9)
+
+
+def test_status_codes_of_errors() -> None:
+    assert status_code(NotFoundError("no group")) is grpc.StatusCode.NOT_FOUND
+    assert status_code(ConfigError("bad")) is grpc.StatusCode.INVALID_ARGUMENT
+    assert status_code(ApiError(code=403, reason="Forbidden", message="no")) is (
+        grpc.StatusCode.PERMISSION_DENIED)
+    assert status_code(RuntimeError("a bug")) is grpc.StatusCode.INTERNAL

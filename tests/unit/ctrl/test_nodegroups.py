@@ -9,7 +9,7 @@ from typing import Any, cast
 import pytest
 
 from simkube.cloudprov.naming import GROUP_LABEL
-from simkube.core.kubeapi import KubeClient
+from simkube.core.kubeapi import NODE_CLAIMS, NODE_POOLS, KubeClient
 from simkube.ctrl import nodegroups
 from tests.support.fake_api import FakeApi
 
@@ -83,20 +83,20 @@ async def test_a_missing_deployment_hints_at_sk_cloudprov() -> None:
 
 async def test_with_karpenter_every_nodeclaim_goes() -> None:
     config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
-    api = FakeApi(lists={nodegroups.NODEPOOLS: [{"metadata": {"name": "default"}}],
-                         nodegroups.NODECLAIMS: [{"metadata": {"name": "claim-1"}}]},
+    api = FakeApi(lists={NODE_POOLS.path(): [{"metadata": {"name": "default"}}],
+                         NODE_CLAIMS.path(): [{"metadata": {"name": "claim-1"}}]},
                   absent=("/api/v1/namespaces/sk-cloudprov",))
     assert await nodegroups.karpenter_provides(kube(api), config)
     # The fake keeps listing the claim: Karpenter never removes it here.
     with pytest.raises(nodegroups.NodeGroupError, match="is Karpenter running"):
         await nodegroups.reset(kube(api), config, timeout=0.05)
-    assert ("DELETE", f"{nodegroups.NODECLAIMS}/claim-1") in api.requests
+    assert ("DELETE", f"{NODE_CLAIMS.path()}/claim-1") in api.requests
     assert api.sent("PATCH") == []
 
 
 async def test_with_karpenter_and_no_claims_the_reset_is_done() -> None:
     config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
-    api = FakeApi(lists={nodegroups.NODEPOOLS: [{"metadata": {"name": "default"}}]},
+    api = FakeApi(lists={NODE_POOLS.path(): [{"metadata": {"name": "default"}}]},
                   absent=("/api/v1/namespaces/sk-cloudprov",))
     await nodegroups.reset(kube(api), config, timeout=1)
     assert [m for m, _ in api.requests if m == "DELETE"] == []
@@ -105,5 +105,5 @@ async def test_with_karpenter_and_no_claims_the_reset_is_done() -> None:
 async def test_sk_cloudprovs_namespace_or_no_karpenter_means_sk_cloudprov() -> None:
     config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
     assert not await nodegroups.karpenter_provides(kube(FakeApi()), config)
-    no_crds = FakeApi(absent=("/api/v1/namespaces/sk-cloudprov", nodegroups.NODEPOOLS))
+    no_crds = FakeApi(absent=("/api/v1/namespaces/sk-cloudprov", NODE_POOLS.path()))
     assert not await nodegroups.karpenter_provides(kube(no_crds), config)

@@ -5,9 +5,8 @@ from typing import Any
 
 import pytest
 
-from simkube.core.kubeapi import APPLY_PATCH, ApiError
+from simkube.core.kubeapi import APPLY_PATCH, ApiError, Discovery
 from simkube.driver.applying import Applier
-from simkube.driver.discovery import Discovery
 from simkube.driver.namespaces import Namespaces
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.progress import Operation

@@ -6,9 +6,10 @@ from typing import Any
 import pytest
 import yaml
 
+from simkube.core.errors import UnavailableError
 from simkube.core.kubeapi import ApiError
 from simkube.driver import roots
-from simkube.driver.errors import SimulationConflictError, UnavailableError
+from simkube.driver.errors import SimulationConflictError
 from simkube.driver.names import ROOT_CRD_NAME
 from simkube.driver.progress import FailureRecord, Operation, ProgressSnapshot, SimulationState
 from tests.unit.driver.fakes import Call, FakeKube, not_found

@@ -9,8 +9,9 @@ import grpc
 import pytest
 from aiohttp import web
 
+from simkube.core.errors import UnavailableError
 from simkube.driver import sources
-from simkube.driver.errors import DriverInputError, TraceNotFoundError, UnavailableError
+from simkube.driver.errors import DriverInputError, TraceNotFoundError
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
 from simkube.trace import TraceFormatError
 from tests.support.serving import serving

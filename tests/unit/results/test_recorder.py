@@ -13,7 +13,6 @@ from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import TimeScale
 from simkube.results import Recorder, load_run
 from simkube.results.model import RunResults
-from simkube.results.observing import NODECLAIMS
 from tests.support.fake_api import FakeApi
 from tests.unit.results.karpenter_objects import (
     launched,
@@ -27,6 +26,7 @@ from tests.unit.results.objects import ca_event
 pytestmark = pytest.mark.unit
 START = datetime(2026, 11, 25, 7, 0, 5, tzinfo=UTC)
 NODES, EVENTS = "/api/v1/nodes", "/api/v1/events"
+NODECLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
 PRICES = {"small": 0.096, "large": 0.384}
 
 

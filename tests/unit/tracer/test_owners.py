@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from simkube.tracer.discovery import Discovery
+from simkube.core.kubeapi import Discovery
 from simkube.tracer.owners import OwnerResolver, controller_of
 from tests.unit.tracer.conftest import obj, ref
 from tests.unit.tracer.fakes import FakeApi

@@ -6,10 +6,9 @@ from typing import Any
 
 import pytest
 
-from simkube.core.kubeapi import ApiError, Backoff, GoneError
+from simkube.core.kubeapi import ApiError, Backoff, Discovery, GoneError
 from simkube.trace.model.selectors import parse_selector
 from simkube.tracer.config import KindConfig, SecretPolicy
-from simkube.tracer.discovery import Discovery
 from simkube.tracer.kinds import parse_kind_key
 from simkube.tracer.owners import OwnerResolver
 from simkube.tracer.recorder import Recorder
@@ -56,7 +55,7 @@ def make(api: FakeApi, store: Store, kind: KindConfig | None = None,
     kind = kind or KindConfig(kind=parse_kind_key("apps/v1.Deployment"))
     recorder = Recorder(store, secrets=SecretPolicy.REDACT, lifecycles=None)
     status = KindStatus(kind=kind.kind.key)
-    discovery = Discovery(api)  # type: ignore[arg-type]
+    discovery = Discovery(api, refresh_interval=0.0)  # type: ignore[arg-type]
     watcher = KindWatcher(kind=kind, status=status, api=api,  # type: ignore[arg-type]
                           discovery=discovery,
                           owners=OwnerResolver(api, discovery),  # type: ignore[arg-type]

@@ -1,9 +1,11 @@
 """The one Kubernetes access layer: raw JSON requests and watches on kubernetes_asyncio's
-connection, one error type, retries, patches and list+watch loops.
+connection, one error type, retries, patches, list+watch loops and where each kind is served.
 
 ``client`` talks to the API server, ``errors`` says what a refusal means, ``retrying`` waits
-before trying again, ``patching`` writes, ``watching`` keeps a view of a collection current.
-Services import from here, not from the modules.
+before trying again, ``patching`` writes, ``watching`` keeps a view of a collection current,
+``resources`` is the table of the kinds we use by name and the paths that serve them,
+``discovery`` asks the API server about any other kind. Services import from here, not from
+the modules.
 """
 
 from simkube.core.kubeapi.client import (
@@ -15,6 +17,7 @@ from simkube.core.kubeapi.client import (
     ContentType,
     KubeClient,
 )
+from simkube.core.kubeapi.discovery import Discovery, KindNotServedError, NotWatchableError
 from simkube.core.kubeapi.errors import ApiError, GoneError
 from simkube.core.kubeapi.patching import (
     apply,
@@ -23,25 +26,66 @@ from simkube.core.kubeapi.patching import (
     json_patch,
     merge_patch,
 )
+from simkube.core.kubeapi.resources import (
+    CONFIG_MAPS,
+    CRON_JOBS,
+    CUSTOM_RESOURCE_DEFINITIONS,
+    DEPLOYMENTS,
+    EVENTS,
+    KWOK_NODE_CLASSES,
+    LEASES,
+    NAMESPACES,
+    NODE_CLAIMS,
+    NODE_POOLS,
+    NODES,
+    PODS,
+    SERVICE_ACCOUNTS,
+    SIMULATION_ROOTS,
+    SIMULATIONS,
+    GroupVersionKind,
+    Resource,
+    group_version_path,
+)
 from simkube.core.kubeapi.retrying import Backoff, poll, retry
 from simkube.core.kubeapi.watching import Cursor, ListWatch, list_all, pages, watch_from
 
 __all__ = [
     "APPLY_PATCH",
+    "CONFIG_MAPS",
+    "CRON_JOBS",
+    "CUSTOM_RESOURCE_DEFINITIONS",
+    "DEPLOYMENTS",
+    "EVENTS",
     "JSON",
     "JSON_PATCH",
+    "KWOK_NODE_CLASSES",
+    "LEASES",
     "MERGE_PATCH",
+    "NAMESPACES",
+    "NODES",
+    "NODE_CLAIMS",
+    "NODE_POOLS",
+    "PODS",
     "REQUEST_TIMEOUT",
+    "SERVICE_ACCOUNTS",
+    "SIMULATIONS",
+    "SIMULATION_ROOTS",
     "ApiError",
     "Backoff",
     "ContentType",
     "Cursor",
+    "Discovery",
     "GoneError",
+    "GroupVersionKind",
+    "KindNotServedError",
     "KubeClient",
     "ListWatch",
+    "NotWatchableError",
+    "Resource",
     "apply",
     "delete",
     "delete_namespace",
+    "group_version_path",
     "json_patch",
     "list_all",
     "merge_patch",

@@ -5,7 +5,8 @@ Callers decide what to do from three facts, so the error carries exactly those: 
 (``transient``: retry it) and whether a resourceVersion has expired (``gone``, ``410``: list
 again). A refusal arrives in two shapes — the Status body of a failed request and the Status
 object of a watch ``ERROR`` event — and both become the same error here, so no caller parses
-a Status or matches a message.
+a Status or matches a message. It is a ``SimkubeError`` like every other error ours, and
+answers an RPC with the status its code implies.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
+
+from simkube.core.errors import SimkubeError, Status
 
 GONE = 410
 # 429 and the 5xx a busy or restarting API server answers; 0 is "no answer at all".
@@ -22,7 +25,7 @@ TRANSIENT_CODES = frozenset({0, 429, 500, 502, 503, 504})
 TRANSIENT_FORBIDDEN = ("serviceaccount", "service account", "is being terminated")
 
 
-class ApiError(Exception):
+class ApiError(SimkubeError):
     """A request the API server refused or never answered (``code`` 0)."""
 
     def __init__(self, *, code: int, reason: str, message: str,
@@ -42,6 +45,15 @@ class ApiError(Exception):
             return True
         lowered = self.message.lower()
         return self.code == 403 and any(words in lowered for words in TRANSIENT_FORBIDDEN)
+
+    @property
+    def status(self) -> Status:
+        """Unauthenticated and forbidden as such; otherwise worth retrying or not."""
+        if self.code == 401:
+            return Status.UNAUTHENTICATED
+        if self.code == 403:
+            return Status.PERMISSION_DENIED
+        return Status.UNAVAILABLE if self.transient else Status.FAILED_PRECONDITION
 
     @property
     def gone(self) -> bool:

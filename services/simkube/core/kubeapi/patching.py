@@ -15,6 +15,7 @@ from typing import Any
 
 from simkube.core.kubeapi.client import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, KubeClient
 from simkube.core.kubeapi.errors import ApiError
+from simkube.core.kubeapi.resources import NAMESPACES
 from simkube.core.kubeapi.retrying import poll
 
 Object = dict[str, Any]
@@ -56,7 +57,7 @@ async def delete(kube: KubeClient, path: str) -> bool:
 async def delete_namespace(kube: KubeClient, name: str, *, timeout: float) -> None:
     """Delete namespace ``name`` and wait until it is gone (its pods' capacity is free again);
     ``TimeoutError`` naming it otherwise."""
-    path = f"/api/v1/namespaces/{name}"
+    path = NAMESPACES.path(name=name)
     await kube.request("DELETE", path)
 
     async def gone() -> bool:

@@ -21,7 +21,15 @@ from typing import Any
 from simkube.cloudprov.config import CloudConfig
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import EnvironmentStateError
-from simkube.core.kubeapi import APPLY_PATCH, ApiError, KubeClient, poll
+from simkube.core.kubeapi import (
+    APPLY_PATCH,
+    CUSTOM_RESOURCE_DEFINITIONS,
+    KWOK_NODE_CLASSES,
+    NODE_POOLS,
+    ApiError,
+    KubeClient,
+    poll,
+)
 from simkube.core.simtime import REAL_TIME, TimeScale
 from simkube.env.autoscalers import flagmerge
 from simkube.env.autoscalers.karpenter_catalog import Disruption, instance_types, manifests
@@ -39,7 +47,7 @@ DEFAULT_FLAGS = ("--batch-idle-duration=1s", "--batch-max-duration=10s", "--log-
                  "--kube-client-qps=200", "--kube-client-burst=300")
 WIRING = ("--metrics-port", "--health-probe-port", "--instance-types-file-path",
           "--disable-leader-election", "--leader-election-namespace")
-PLURALS = {"NodePool": "nodepools", "KWOKNodeClass": "kwoknodeclasses"}
+RESOURCES = {resource.kind: resource for resource in (NODE_POOLS, KWOK_NODE_CLASSES)}
 
 
 def instance_types_path(layout: Layout) -> Path:
@@ -87,7 +95,7 @@ async def _install(kubeconfig: Path, config: CloudConfig, disruption: Disruption
         if with_crds:
             for crd in crds():
                 name = crd["metadata"]["name"]
-                path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+                path = CUSTOM_RESOURCE_DEFINITIONS.path(name=name)
                 await _apply(kube, path, crd)
 
                 async def established(path: str = path) -> bool:
@@ -98,10 +106,8 @@ async def _install(kubeconfig: Path, config: CloudConfig, disruption: Disruption
                     raise EnvironmentStateError(f"CRD {name} was not established within "
                                                 f"{CRD_TIMEOUT:.0f}s")
         for manifest in manifests(config, disruption=disruption, scale=scale):
-            group = manifest["apiVersion"]
-            plural = PLURALS[manifest["kind"]]
-            await _apply(kube, f"/apis/{group}/{plural}/{manifest['metadata']['name']}",
-                         manifest)
+            resource = RESOURCES[manifest["kind"]]
+            await _apply(kube, resource.path(name=manifest["metadata"]["name"]), manifest)
     except ApiError as exc:
         raise EnvironmentStateError(f"setting up Karpenter's resources failed: {exc}") from None
     finally:

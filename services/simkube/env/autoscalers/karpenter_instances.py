@@ -21,14 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from simkube.core.durations import parse_duration
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import KWOK_NODE_CLASSES, NODE_CLAIMS, NODES, ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.env.controlplane.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 log = get_logger(__name__)
 PROVIDER_PREFIX = "kwok://"
-NODECLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
-NODECLASSES = "/apis/karpenter.kwok.sh/v1alpha1/kwoknodeclasses"
 UNREGISTERED_TAINT = {"key": "karpenter.sh/unregistered", "effect": "NoExecute"}
 
 
@@ -60,7 +58,7 @@ def node_for(claim: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _delays(kube: KubeClient) -> dict[str, float]:
-    classes = await kube.request("GET", NODECLASSES)
+    classes = await kube.request("GET", KWOK_NODE_CLASSES.path())
     return {str(c["metadata"]["name"]): parse_duration(
                 (c.get("spec") or {}).get("nodeRegistrationDelay") or "0s",
                 field="nodeRegistrationDelay", allow_zero=True) / 1000
@@ -70,24 +68,24 @@ async def _delays(kube: KubeClient) -> dict[str, float]:
 async def _recover(kube: KubeClient, *, grace_s: float) -> list[str]:
     delays = await _delays(kube)
     created: list[str] = []
-    for claim in (await kube.request("GET", NODECLAIMS)).get("items") or []:
+    for claim in (await kube.request("GET", NODE_CLAIMS.path())).get("items") or []:
         launched = _launched_at(claim)
         provider = str((claim.get("status") or {}).get("providerID") or "")
         if (launched is None or not provider.startswith(PROVIDER_PREFIX)
                 or (claim.get("metadata") or {}).get("deletionTimestamp")):
             continue
         node = node_for(claim)
-        if await kube.exists(f"/api/v1/nodes/{node['metadata']['name']}"):
+        if await kube.exists(NODES.path(name=node["metadata"]["name"])):
             continue
         delay = delays.get(str(((claim.get("spec") or {}).get("nodeClassRef") or {})
                                .get("name")), 0.0)
         # The provider's goroutine might still be alive (a graceful restart races it): wait
         # past its due time, then look again.
         await asyncio.sleep(max(0.0, launched + delay + grace_s - time.time()))
-        if await kube.exists(f"/api/v1/nodes/{node['metadata']['name']}"):
+        if await kube.exists(NODES.path(name=node["metadata"]["name"])):
             continue
         try:
-            await kube.request("POST", "/api/v1/nodes", body=node)
+            await kube.request("POST", NODES.path(), body=node)
         except ApiError as exc:
             if exc.code != 409:
                 raise

@@ -21,6 +21,7 @@ import httpx
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import ConfigError, EnvironmentStateError
 from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
+from simkube.core.kubeapi import NODES
 from simkube.env.controlplane.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "fake-node.yaml"
@@ -62,7 +63,7 @@ async def create_nodes(*, server: str, tls: ssl.SSLContext, template: dict[str, 
     async with httpx.AsyncClient(base_url=server, verify=tls, timeout=30) as client:
         async def create(name: str) -> None:
             async with limit:
-                response = await client.post("/api/v1/nodes",
+                response = await client.post(NODES.path(),
                                              json=render_node(template, name=name))
             if response.status_code not in (201, 409):
                 raise EnvironmentStateError(
@@ -83,7 +84,7 @@ async def wait_nodes_ready(*, server: str, tls: ssl.SSLContext, names: list[str]
     started = time.monotonic()
     async with httpx.AsyncClient(base_url=server, verify=tls, timeout=30) as client:
         while True:
-            response = await client.get("/api/v1/nodes")
+            response = await client.get(NODES.path())
             response.raise_for_status()
             ready = {n["metadata"]["name"] for n in response.json()["items"] if _is_ready(n)}
             missing = wanted - ready

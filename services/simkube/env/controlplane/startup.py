@@ -12,6 +12,7 @@ import asyncio
 from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
+from simkube.core.kubeapi import SERVICE_ACCOUNTS
 from simkube.env import health, processes, state
 from simkube.env.controlplane import nodes as fake_nodes
 from simkube.env.controlplane.components import (
@@ -62,7 +63,7 @@ def _wait_healthy(record: state.ComponentRecord, layout: Layout) -> None:
 
 
 def _wait_default_service_account(env: state.EnvState, layout: Layout) -> None:
-    url = f"{env.api_server}/api/v1/namespaces/default/serviceaccounts/default"
+    url = env.api_server + SERVICE_ACCOUNTS.path(namespace="default", name="default")
     ok, detail = health.wait_until(
         lambda: health.probe(url, verify=health.api_ssl_context(layout.pki)),
         timeout=DEFAULT_HEALTH_TIMEOUT, interval=0.2)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from simkube.core.errors import SimkubeError, Status
 from simkube.core.kubeapi import ApiError, GoneError
 
 pytestmark = pytest.mark.unit
@@ -54,3 +55,21 @@ def test_no_answer_names_what_was_asked() -> None:
     assert (error.code, error.reason) == (0, "TimeoutError")
     assert error.message == "GET /api/v1: timed out"
     assert error.transient
+
+
+def test_api_errors_are_simkube_errors_with_a_status_from_their_code() -> None:
+    def status(code: int, *, retry: bool | None = None) -> Status:
+        return ApiError(code=code, reason="r", message="m", retry=retry).status
+    assert isinstance(ApiError(code=404, reason="r", message="m"), SimkubeError)
+    assert status(401) == Status.UNAUTHENTICATED
+    assert status(403) == Status.PERMISSION_DENIED
+    assert status(0) == Status.UNAVAILABLE
+    assert status(404, retry=True) == Status.UNAVAILABLE
+    assert status(422) == Status.FAILED_PRECONDITION
+
+
+def test_a_hint_follows_the_api_error() -> None:
+    error = ApiError(code=409, reason="AlreadyExists", message="taken")
+    error.hint = "pick another name"
+    assert str(error) == "AlreadyExists (409): taken\n  hint: pick another name"
+    assert error.message == "taken"
