@@ -6,8 +6,6 @@ by these annotations, and the SimulationRoot CRD (deploy/crds/) defines the grou
 
 from __future__ import annotations
 
-from simkube.core import podstart
-
 GROUP = "simkube.dev"
 VERSION = "v1alpha1"
 ROOT_API_VERSION = f"{GROUP}/{VERSION}"
@@ -31,9 +29,9 @@ LIFECYCLE_OWNER = f"{GROUP}/lifecycle-owner"
 POD_LIFETIME = f"{GROUP}/pod-lifetime"
 POD_LIFETIME_MAX = f"{GROUP}/pod-lifetime-max"
 # On pod templates when a startup delay is configured: KWOK waits this long (up to the max)
-# before a scheduled pod runs. Defined in core.podstart, which the KWOK watchdog shares.
-STARTUP_DELAY = podstart.STARTUP_DELAY
-STARTUP_DELAY_MAX = podstart.STARTUP_DELAY_MAX
+# before a scheduled pod runs.
+STARTUP_DELAY = f"{GROUP}/startup-delay"
+STARTUP_DELAY_MAX = f"{GROUP}/startup-delay-max"
 
 FAKE_NODE_KEY = "kwok.x-k8s.io/node"
 FAKE_NODE_VALUE = "fake"

@@ -7,7 +7,6 @@ limits (a replay creates thousands of objects a second), no leader election (one
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -31,7 +30,6 @@ class Component(StrEnum):
     KUBE_CONTROLLER_MANAGER = "kube-controller-manager"
     KUBE_SCHEDULER = "kube-scheduler"
     KWOK = "kwok"
-    KWOK_WATCHDOG = "kwok-watchdog"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,7 +74,6 @@ class Ports:
     controller_manager: int
     scheduler: int
     kwok: int
-    kwok_watchdog: int = 0  # 0 in the state of an environment started before it existed
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,25 +160,10 @@ def _kwok(layout: Layout, ports: Ports) -> ComponentSpec:
         "--node-lease-duration-seconds=0"])
 
 
-def _kwok_watchdog(layout: Layout, ports: Ports) -> ComponentSpec:
-    # Nudges pods bound to a fake node that KWOK has not started (env/kwokwatch.py); its
-    # metrics endpoint is its health check.
-    metrics = f"{LOOPBACK}:{ports.kwok_watchdog}"
-    return ComponentSpec(component=Component.KWOK_WATCHDOG, port=ports.kwok_watchdog,
-                         health_url=f"http://{metrics}/metrics", argv=[
-        sys.executable, "-m", "simkube.env.kwokwatch",
-        f"--kubeconfig={layout.kubeconfig_for('kwok')}", f"--metrics-listen={metrics}",
-        "--log-json"])
-
-
 def control_plane(layout: Layout, ports: Ports) -> list[ComponentSpec]:
-    """Every component in start order (each later one needs the earlier ones healthy); the
-    KWOK watchdog only when the environment has a port for it."""
-    specs = [_etcd(layout, ports), _apiserver(layout, ports), _controller_manager(layout, ports),
-             _scheduler(layout, ports), _kwok(layout, ports)]
-    if ports.kwok_watchdog:
-        specs.append(_kwok_watchdog(layout, ports))
-    return specs
+    """Every component in start order (each later one needs the earlier ones healthy)."""
+    return [_etcd(layout, ports), _apiserver(layout, ports), _controller_manager(layout, ports),
+            _scheduler(layout, ports), _kwok(layout, ports)]
 
 
 __all__ = ["SERVICE_IP", "Component", "ComponentSpec", "Layout", "Ports", "control_plane"]

@@ -67,10 +67,9 @@ def _allocate_ports(options: UpOptions) -> Ports:
     fixed = options.apiserver_port
     if fixed is not None:
         ports.require_free(fixed, purpose="kube-apiserver")
-    free = ports.allocate(7, exclude={fixed} if fixed else None)
+    free = ports.allocate(6, exclude={fixed} if fixed else None)
     return Ports(etcd_client=free[0], etcd_peer=free[1], apiserver=fixed or free[2],
-                 controller_manager=free[3], scheduler=free[4], kwok=free[5],
-                 kwok_watchdog=free[6])
+                 controller_manager=free[3], scheduler=free[4], kwok=free[5])
 
 
 def _prepare_files(layout: Layout, server: str, options: UpOptions,

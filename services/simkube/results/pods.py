@@ -12,14 +12,16 @@ Only small per-pod state is kept: a few floats and strings, never the object.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from simkube.core.podstart import startup_allowance_s
+from simkube.core.durations import DurationError, parse_duration
 from simkube.core.simtime import TimeScale
+from simkube.driver.names import STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.results.model import PodRow
 
 TERMINAL = ("Succeeded", "Failed")
@@ -58,6 +60,18 @@ def parse_time(text: object) -> datetime | None:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+def _startup_allowance(annotations: Mapping[str, Any]) -> float:
+    """Wall seconds the pod-running stage waits at most (sk-driver's startup delay)."""
+    total = 0.0
+    for key in (STARTUP_DELAY, STARTUP_DELAY_MAX):
+        value = annotations.get(key)
+        if value:
+            # One KWOK cannot read either makes the pod start at once: nothing to allow.
+            with contextlib.suppress(DurationError):
+                total += parse_duration(str(value), field=key, allow_zero=True) / 1000
+    return total
 
 
 def _scheduled_at(obj: Mapping[str, Any]) -> tuple[bool, datetime | None]:
@@ -106,7 +120,7 @@ class PodTracker:
             pod.group = self._group_of(pod.node) or pod.group
         pod.phase = str((obj.get("status") or {}).get("phase") or "Pending")
         pod.started = pod.started or pod.phase != "Pending"
-        pod.allowance_s = startup_allowance_s(metadata.get("annotations"))
+        pod.allowance_s = _startup_allowance(metadata.get("annotations") or {})
         if pod.finished is None and (deleted or pod.phase in TERMINAL):
             pod.finished = trace_s
         pod.live = not deleted

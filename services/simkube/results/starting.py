@@ -13,23 +13,24 @@ keeps the pod even when the nudge works, because the run was disturbed all the s
 
 from __future__ import annotations
 
-from simkube.core import podstart
-from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.kubeapi import MERGE_PATCH, ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.results.pods import PodState
 
 log = get_logger(__name__)
 
 DEFAULT_GRACE_S = 30.0
-NUDGE_ANNOTATION = podstart.NUDGE_ANNOTATION
+NUDGE_ANNOTATION = "simkube.dev/start-nudged-at"
 
 
 async def nudge(kube: KubeClient, pod: PodState, *, when: str, grace_s: float) -> None:
     """Log the pod as bound but not started, and poke KWOK with an update of it."""
     where: dict[str, object] = {"pod": f"{pod.namespace}/{pod.name}", "node": pod.node,
                                 "grace_trace_s": grace_s}
+    path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
+    body = {"metadata": {"annotations": {NUDGE_ANNOTATION: when}}}
     try:
-        await podstart.nudge(kube, namespace=pod.namespace, name=pod.name, when=when)
+        await kube.request("PATCH", path, body=body, content_type=MERGE_PATCH)
     except ApiError as exc:
         log.warning("pod bound to a node but not started; nudging it failed", **where,
                     error=str(exc))

@@ -72,7 +72,7 @@ def test_container_args_are_flags_the_commands_accept(
             for arg in args:
                 assert arg.split("=", 1)[0] in accepted, arg
             checked += 1
-    assert checked == {"prod": 1, "sim": 5}[overlay]
+    assert checked == {"prod": 1, "sim": 4}[overlay]
 
 
 @pytest.mark.parametrize("service", sorted(PORTS))

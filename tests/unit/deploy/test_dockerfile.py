@@ -145,18 +145,13 @@ def _uses_image(deployment: dict[str, Any]) -> bool:
 
 def test_manifest_commands_are_console_scripts() -> None:
     known = scripts()
-    assert set(known) == {"skctl", "sk-cloudprov", "sk-ctrl", "sk-driver", "sk-tracer",
-                          "sk-kwok-watchdog"}
+    assert set(known) == {"skctl", "sk-cloudprov", "sk-ctrl", "sk-driver", "sk-tracer"}
     used = set()
-    manifests = [*(ROOT / "deploy" / "overlays").rglob("*.yaml"),
-                 *(ROOT / "deploy" / "kwok").rglob("*.yaml")]
-    for path in manifests:
+    for path in (ROOT / "deploy" / "overlays").rglob("*.yaml"):
         for doc in yaml.safe_load_all(path.read_text()):
             if isinstance(doc, dict) and doc.get("kind") == "Deployment" and _uses_image(doc):
                 for container in doc["spec"]["template"]["spec"]["containers"]:
-                    if str(container["image"]).split(":")[0] != IMAGE:
-                        continue  # KWOK itself, beside the watchdog
                     (command,) = container["command"]
                     assert command in known, f"{path.name}: {command} is no console script"
                     used.add(command)
-    assert used == {"sk-tracer", "sk-driver", "sk-cloudprov", "sk-ctrl", "sk-kwok-watchdog"}
+    assert used == {"sk-tracer", "sk-driver", "sk-cloudprov", "sk-ctrl"}
