@@ -40,12 +40,19 @@ from simkube.env.toolchain.catalog import Binary
 STAGES = Path(__file__).resolve().parent / "controlplane" / "kwok-stages.yaml"
 # KWOK plays 4 pod stages at a time by default, which caps a replay at well under 100 pods a
 # second; its API client is not rate limited, so more workers is all it takes.
+# A KwokConfiguration read from a file gets none of KWOK's defaults (0.8.0 defaults only the one
+# it makes up when there is none), so every option that matters is written out. In particular
+# podsOnNodeSyncParallelism: with 0 nothing lists a new node's pods when KWOK starts managing
+# it, and a pod whose event KWOK handled before it knew the node was never started
+# (docs/kwok.md, issue #26); the pager is KWOK's default, a consistent list.
 KWOK_OPTIONS = """apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
   podPlayStageParallelism: 32
   nodePlayStageParallelism: 16
   nodeLeaseParallelism: 8
+  podsOnNodeSyncParallelism: 4
+  enablePodsOnNodeSyncListPager: true
 """
 
 
