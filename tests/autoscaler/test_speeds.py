@@ -1,4 +1,4 @@
-"""A recorded workload replayed at speed 1 and at speed 10 says the same, in trace time.
+"""A recorded workload replayed at speed 1, 10 and 20 says the same, in trace time.
 
 With every timer in trace time and divided by the run's speed (docs/simulated-time.md), the
 speed a user picks must not change the answer: the nodes-over-time curve and the node hours
@@ -38,15 +38,19 @@ async def replay(env_name: str, *, speed: int) -> Any:
     return load_run(Path(status["resultsDir"]) / "run-1")
 
 
-async def test_speed_ten_tells_what_speed_one_tells(make_env: Any) -> None:
+async def test_faster_replays_tell_what_speed_one_tells(make_env: Any) -> None:
     groups = yaml.safe_load(DEFAULT_NODE_GROUPS.read_text())["nodeGroups"]
     env = make_env(groups)
     slow = await replay(env.name, speed=1)
-    fast = await replay(env.name, speed=10)
     totals = [row.nodes_total for row in slow.timeline]
     assert max(totals) > totals[0], f"the workload needed no new node: {totals}"
-    difference = curve_difference(slow, fast, column="nodes_total")
-    hours = fast.summary.node_hours / slow.summary.node_hours - 1
-    print(f"speed 10 against speed 1: nodes curve {difference}, node hours {hours:+.1%}")
-    assert difference.relative <= 0.10, difference
-    assert abs(hours) <= 0.10, (slow.summary.node_hours, fast.summary.node_hours)
+    missed = []
+    for speed in (10, 20):  # both measured before judging, so a failure shows both figures
+        fast = await replay(env.name, speed=speed)
+        difference = curve_difference(slow, fast, column="nodes_total")
+        hours = fast.summary.node_hours / slow.summary.node_hours - 1
+        print(f"speed {speed} against speed 1: nodes curve {difference}, "
+              f"node hours {hours:+.1%}")
+        if difference.relative > 0.10 or abs(hours) > 0.10:
+            missed.append((speed, difference, f"{hours:+.1%}"))
+    assert not missed, missed

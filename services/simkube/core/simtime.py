@@ -61,6 +61,10 @@ class TimeScale:
     def __post_init__(self) -> None:
         _checked(self.speed, field="speed", given=self.speed)
 
+    @property
+    def faster_than_real_time(self) -> bool:
+        return self.speed > 1.0
+
     def to_wall(self, trace_s: float) -> float:
         return trace_s / self.speed
 

@@ -33,6 +33,7 @@ from simkube.core.kubeapi import (
     poll,
 )
 from simkube.core.logs import get_logger
+from simkube.core.replay_flags import replay_flags
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale, plan
 from simkube.core.timers import Component, Timer
 from simkube.env import retiming
@@ -104,7 +105,8 @@ class AutoscalerDeployment:
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         flags = plan(scale=scale, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
-        await self._set(lambda base: with_flags(base, flags=flags), run=run)
+        await self._set(lambda base: with_flags(
+            base, flags={**flags, **replay_flags(scale=scale, argv=base)}), run=run)
 
     async def restore(self) -> None:
         await self._set(None, run=None)

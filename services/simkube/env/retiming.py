@@ -26,6 +26,7 @@ from simkube.core import simtime
 from simkube.core.config import load_yaml_mapping
 from simkube.core.flags import with_flags
 from simkube.core.logs import get_logger
+from simkube.core.replay_flags import replay_flags
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale
 from simkube.core.timers import NEVER, Component
 from simkube.env import state
@@ -64,7 +65,8 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
     if plan is None:
         return base
     if record.name == AUTOSCALER:
-        return with_flags(base, flags=plan.flags(Component.CLUSTER_AUTOSCALER))
+        return with_flags(base, flags={**plan.flags(Component.CLUSTER_AUTOSCALER),
+                                       **replay_flags(scale=plan.scale, argv=base)})
     if record.name == KARPENTER:
         return with_flags(base, flags=plan.flags(Component.KARPENTER, skip=NODEPOOL_TIMERS))
     if record.name == Process.KUBE_CONTROLLER_MANAGER.value:

@@ -14,6 +14,7 @@ import uuid
 import pytest
 
 from simkube.core.kubeapi import KubeClient
+from simkube.core.replay_flags import BYPASSED_SCHEDULER
 from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.ctrl.timing import (
     BASE_ARGS_ANNOTATION,
@@ -55,6 +56,8 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         assert "--scan-interval=2000ms" in args
         assert "--scale-down-unneeded-time=60000ms" in args
         assert "--scan-interval=2s" not in args
+        # Faster than real time: CA's fixed 2 s pod-age buffer is bypassed (core.replay_flags).
+        assert f"--bypassed-scheduler-names={BYPASSED_SCHEDULER}" in args
         # The run's value takes its namesake's place (core.flags.with_flags); the rest stay.
         assert args[:3] == ["--cloud-provider=externalgrpc", "--scan-interval=2000ms", "--v=2"]
         assert json.loads(found["metadata"]["annotations"][BASE_ARGS_ANNOTATION]) == ARGS
