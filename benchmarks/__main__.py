@@ -20,6 +20,7 @@ BENCHMARKS = [
     "autoscaler",
     "autoscaler_study",
     "fidelity",
+    "scaleup_chain",
 ]
 
 
