@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,26 +19,13 @@ import yaml
 
 from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 from simkube.results import load_run
-from simkube.results.model import ScalingRow
 from tests.autoscaler.conftest import FAST_SCALE_DOWN, Sampler, connect
 from tests.conftest import skctl
 from tests.support.kube import eventually
+from tests.support.scaling import node_paths
 
 pytestmark = pytest.mark.autoscaler
 TRACE = Path(__file__).parents[1] / "data" / "simkube" / "dsb-scaling.sktrace"
-
-
-def ups(rows: Sequence[ScalingRow]) -> dict[str, list[int]]:
-    """Each group's observed node counts in order, one node at a time (two nodes that arrive
-    within one sample are one row of +2, which must not count as a different sequence)."""
-    paths: dict[str, list[int]] = {}
-    for row in rows:
-        if row.source != "nodes":
-            continue
-        path = paths.setdefault(row.group, [row.nodes_after - row.delta])
-        step = 1 if row.delta > 0 else -1
-        path.extend(range(path[-1] + step, row.nodes_after + step, step))
-    return paths
 
 
 async def test_dsb_scaling_at_speed_ten_rises_and_falls(make_env: Any) -> None:
@@ -58,7 +44,7 @@ async def test_dsb_scaling_at_speed_ten_rises_and_falls(make_env: Any) -> None:
     run = load_run(Path(status["resultsDir"]) / "run-1")
     again = load_run(Path(status["resultsDir"]) / "run-2")
     # One seed, one sequence: the node groups grow the same way in both repetitions.
-    assert ups(run.scaling) == ups(again.scaling), (run.scaling, again.scaling)
+    assert node_paths(run.scaling) == node_paths(again.scaling), (run.scaling, again.scaling)
     totals = [row.nodes_total for row in run.timeline]
     assert max(totals) > totals[0], f"no group grew: {totals}"
     autoscaled = [row for row in run.scaling if row.source == "autoscaler"]
