@@ -1,9 +1,10 @@
 """How far apart two runs' curves are on the trace-time axis (replay fidelity).
 
-Two replays of one trace never sample at the same instants: the recorder samples on the wall
-clock, and the replay clock drifts a little between runs. Comparing rows one by one would
-measure the sampling, not the simulation. A timeline column is a step curve (a value holds
-until the next sample), so both curves are resampled on the union of their sample times
+Two replays of one trace never record at the same instants: the recorder writes a row when it
+observes a change (and a heartbeat every wall second), and the replay clock drifts a little
+between runs. Comparing rows one by one would measure the recording, not the simulation. A
+timeline column is a step curve (a value holds until the next row), so both curves are
+resampled on the union of their row times
 inside the span both cover; between two consecutive grid points both curves are constant,
 which makes the time-weighted mean of ``|a - b|`` exact rather than an approximation on an
 arbitrary grid. The result is that mean divided by the time-weighted mean of ``a`` (the

@@ -4,7 +4,7 @@ curves and distributions always, and the autoscaler breakdown (``bars.py``) when
 matplotlib is imported only when a report is drawn (skctl's other commands must start fast),
 and only through ``Figure`` with the Agg canvas: no pyplot global state and no display
 needed, so reports render the same on a laptop, in CI and over ssh. Timeline columns are
-step curves (a sample holds until the next), and are drawn as steps on the trace-time axis,
+step curves (a row holds until the next), and are drawn as steps on the trace-time axis,
 which is what runs at different speeds have in common.
 """
 
@@ -152,7 +152,7 @@ def _draw_cost(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None:
 
 def _step(ax: Any, *, axis: _TimeAxis, run: RunData, column: str, label: str,
           **style: Any) -> None:
-    """One step curve (a sample's value holds until the next); absent columns are skipped."""
+    """One step curve (a row's value holds until the next); absent columns are skipped."""
     if column in run.timeline:
         ax.step(axis.times(run), run.timeline[column], where="post", label=label, **style)
 

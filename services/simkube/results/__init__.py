@@ -1,6 +1,6 @@
 """Results of a simulation run: the recorder that writes them and the reader of them.
 
-During a run, ``Recorder`` samples the simulated cluster from watches into
+During a run, ``Recorder`` records the simulated cluster from watches into
 ``<results>/<simulation>/run-<n>/`` (timeline.csv, pods.csv, scaling.csv, summary.json);
 ``load_run`` reads such a directory back as typed rows for the report. Format: docs/reports.md.
 """

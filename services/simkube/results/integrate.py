@@ -1,9 +1,10 @@
-"""Node hours, cost and percentiles from samples: the arithmetic behind the summary.
+"""Node hours, cost and percentiles from timeline rows: the arithmetic behind the summary.
 
 Node hours integrate each group's node count over *trace* time as a step function: between
-two samples the count is the one seen at the earlier sample. That is exact whenever nodes
-change only at sample times (the known-timeline tests) and otherwise off by at most one
-sample interval per change, in either direction. Cost is node hours times the group's price.
+two timeline rows the count is the one of the earlier row. The recorder writes a row at each
+observed change (timeline.py), so that is exact to the trace millisecond for the counts it
+saw, and timelines written before it (one row a wall second) are off by at most one such
+interval per change. Cost is node hours times the group's price.
 The cumulative ``cost_usd`` of the timeline and the summary's totals come from the same
 function, so they always agree.
 """

@@ -32,7 +32,7 @@ class TimelineRow:
     pods_succeeded: int
     pods_failed: int
     nodes_total: int
-    nodes: Mapping[str, int]  # group id -> nodes in it at this sample
+    nodes: Mapping[str, int]  # group id -> nodes in it from this row on
     cost_usd: float           # cumulative since the run started
 
 

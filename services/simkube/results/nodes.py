@@ -56,6 +56,8 @@ def node_maker(obj: Mapping[str, Any]) -> str | None:
 class NodeTracker:
     def __init__(self) -> None:
         self._live: dict[str, str] = {}   # node name -> group, nodes that exist now
+        # group -> live nodes, kept up to date: the recorder asks after every watch event
+        self._counts: Counter[str] = Counter()
         self._known: dict[str, str] = {}  # every node ever seen -> its last group
         self._types: dict[str, str] = {}  # group -> its nodes' instance type
         self._pools: dict[str, str] = {}  # group -> the Karpenter NodePool of its nodes
@@ -66,10 +68,12 @@ class NodeTracker:
         if not name:
             return
         group = node_group(obj)
-        if deleted or group is None:
-            self._live.pop(name, None)
-        else:
+        was = self._live.pop(name, None)
+        if was is not None:
+            self._counts[was] -= 1
+        if not deleted and group is not None:
             self._live[name] = group
+            self._counts[group] += 1
         if group is not None:
             self._known[name] = group
             labels = (obj.get("metadata") or {}).get("labels") or {}
@@ -84,6 +88,7 @@ class NodeTracker:
     def replace(self, objs: Iterable[Mapping[str, Any]]) -> None:
         """A fresh list: exactly these nodes exist now."""
         self._live.clear()
+        self._counts.clear()
         for obj in objs:
             self.observe(obj)
 
@@ -102,7 +107,7 @@ class NodeTracker:
         return node in self._live
 
     def counts(self) -> dict[str, int]:
-        return dict(Counter(self._live.values()))
+        return {group: count for group, count in self._counts.items() if count}
 
     def instance_types(self) -> dict[str, str]:
         """Group -> instance type, for every group whose nodes said."""

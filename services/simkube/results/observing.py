@@ -3,9 +3,11 @@
 Each list+watch loop (core's ``ListWatch``) calls one pair of methods here: Nodes update the node
 tracker (and end Karpenter launches waiting for their Node), Pods the pod tracker; Cluster
 Autoscaler's and Karpenter's Events and Karpenter's NodeClaims become ``autoscaler`` scaling
-rows, handed to ``emit`` as they happen. Lists of Events and of NodeClaims count only what
-happened since ``since`` (the run's start, or a restarted recorder's last row): older ones
-belong to an earlier run; watches bring only new ones. The NodeClaim watch is optional (a
+rows, handed to ``emit`` as they happen. After each Node and Pod event or list, ``changed``
+is told when it was observed: the counts may have changed, and the timeline follows them.
+Lists of Events and of NodeClaims count only what happened since ``since`` (the run's start,
+or a restarted recorder's last row): older ones belong to an earlier run; watches bring only
+new ones. The NodeClaim watch is optional (a
 cluster without Karpenter has no such kind, and an sk-ctrl whose role predates it may not
 read it: a 404 or 403 leaves it out) and nothing else depends on it.
 
@@ -23,18 +25,19 @@ from simkube.core.kubeapi import EVENTS, NODE_CLAIMS, NODES, PODS, KubeClient, L
 from simkube.results import autoscaler_events as ca
 from simkube.results import karpenter_events
 from simkube.results.breakdown import AUTOSCALERS
+from simkube.results.clock import RunClock
 from simkube.results.karpenter_scaling import At, KarpenterScaling
 from simkube.results.model import RunSummary, ScalingRow
 from simkube.results.nodes import CLUSTER_AUTOSCALER, KARPENTER, NodeTracker
 from simkube.results.pods import PodTracker
-from simkube.results.sampling import RunClock
 
 Object = dict[str, Any]
 
 
 class Observer:
     def __init__(self, *, prefix: str, clock: Callable[[], RunClock],
-                 emit: Callable[[list[ScalingRow]], None]) -> None:
+                 emit: Callable[[list[ScalingRow]], None],
+                 changed: Callable[[At], None]) -> None:
         self.nodes = NodeTracker()
         self.pods = PodTracker(prefix=prefix, group_of=self.nodes.group_of)
         self.karpenter = KarpenterScaling(nodes=self.nodes)
@@ -43,6 +46,7 @@ class Observer:
         self._restored: set[str] = set()
         self._clock = clock
         self._emit = emit
+        self._changed = changed
         self._since: datetime | None = None
 
     def watches(self, kube: KubeClient, *, since: datetime) -> list[ListWatch]:
@@ -84,14 +88,18 @@ class Observer:
     # -- watch callbacks -------------------------------------------------------------------
 
     def _node_list(self, items: list[Object]) -> None:
+        at = self._at()
         self.nodes.replace(items)
         for obj in items:
             self._emit(self.karpenter.node_seen(obj))
+        self._changed(at)
 
     def _node_event(self, kind: str, obj: Object) -> None:
+        at = self._at()
         self.nodes.observe(obj, deleted=kind == "DELETED")
         if kind != "DELETED":
             self._emit(self.karpenter.node_seen(obj))
+        self._changed(at)
 
     def _claim_list(self, items: list[Object]) -> None:
         self._emit(self.karpenter.claims_listed(items, at=self._at()))
@@ -100,11 +108,14 @@ class Observer:
         self._emit(self.karpenter.claim_changed(obj, at=self._at()))
 
     def _pod_list(self, items: list[Object]) -> None:
-        clock = self._clock()
-        self.pods.replace(items, trace_s=clock.trace_s(), trace_at=clock.trace_at)
+        at = self._at()
+        self.pods.replace(items, trace_s=at.trace_s, trace_at=self._clock().trace_at)
+        self._changed(at)
 
     def _pod_event(self, kind: str, obj: Object) -> None:
-        self.pods.observe(obj, trace_s=self._clock().trace_s(), deleted=kind == "DELETED")
+        at = self._at()  # one stamp for the pod's times and the timeline's row
+        self.pods.observe(obj, trace_s=at.trace_s, deleted=kind == "DELETED")
+        self._changed(at)
 
     def _event_list(self, items: list[Object]) -> None:
         for obj in items:

@@ -1,15 +1,14 @@
-"""The recorder of one run: watches feed the trackers, a sampling task writes the files.
+"""The recorder of one run: watches feed the trackers and the timeline, which write the files.
 
 List+watch loops (fake Nodes, Karpenter's NodeClaims when the kind exists, Pods in the run's
 virtual namespaces, Cluster Autoscaler's and Karpenter's Events) update small in-memory
-trackers and announce autoscaler decisions (``observing.py``); every ``interval``
-wall seconds a sample of them becomes a timeline row (and scaling rows for changed node
-counts), flushed at once, and pods bound to a node but not started in time are flagged
-(``starting.py``). Pods and a ``Running`` summary are checkpointed every ``checkpoint``
+trackers and announce autoscaler decisions (``observing.py``); each Node or Pod event that
+changes the counts becomes a timeline row and each change of a group's node count a scaling
+row, stamped when it was observed (``timeline.py``). Every ``interval`` wall seconds a
+heartbeat row is written all the same and pods bound to a node but not started in time are
+flagged (``starting.py``). Pods and a ``Running`` summary are checkpointed every ``checkpoint``
 seconds; ``stop()`` writes the final row, pods.csv and summary.json. ``start()`` on a
-directory that already holds a run (a restarted sk-ctrl) continues it: wall time from the
-recorded start, trace time and cumulative cost from the last row, pods from pods.csv and
-their live objects, and what its summary knew of the groups' labels and the autoscaler.
+directory that already holds a run (a restarted sk-ctrl) continues it (``resuming.py``).
 """
 
 from __future__ import annotations
@@ -24,12 +23,14 @@ from typing import Any
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
 from simkube.core.simtime import TimeScale
-from simkube.results import files, reading, starting
+from simkube.results import files, starting
+from simkube.results.clock import RunClock, utc_now
+from simkube.results.karpenter_scaling import At
 from simkube.results.model import ResultsError, RunSummary, ScalingRow, TimelineRow
 from simkube.results.observing import Observer
-from simkube.results.pods import parse_time
-from simkube.results.sampling import RunClock, Sampler, utc_now
+from simkube.results.resuming import resume
 from simkube.results.summary import run_summary
+from simkube.results.timeline import Timeline
 
 log = get_logger(__name__)
 
@@ -69,12 +70,13 @@ class Recorder:
         self._monotonic = monotonic
         self._now = now
         self._observed = Observer(prefix=namespace_prefix, clock=lambda: self._clock,
-                                  emit=self._add_scaling)
+                                  emit=self._add_scaling, changed=self._changed)
         self._scaling: list[ScalingRow] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._lock = asyncio.Lock()
         self._summary: RunSummary | None = None
         self._started = False
+        self._following = False  # rows follow the watches once the first lists made a row
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -84,16 +86,20 @@ class Recorder:
             if self._started:
                 return
             await asyncio.to_thread(self.run_dir.mkdir, parents=True, exist_ok=True)
-            previous, started_at = await asyncio.to_thread(self._resume)
+            earlier = await asyncio.to_thread(resume, self.run_dir, observer=self._observed,
+                                              now=self._now())
+            previous, started_at, self._scaling = (earlier.rows, earlier.started_at,
+                                                   earlier.scaling)
             self._clock = RunClock(trace_clock=self._trace_clock, scale=self._scale,
                                    started_at=started_at,
                                    trace_floor=previous[-1].trace_s if previous else 0.0,
                                    monotonic=self._monotonic, now=self._now)
-            self._sampler = Sampler(prices=self._prices,
-                                    previous=previous[-1] if previous else None)
             groups = sorted(set(self._prices) | set(previous[-1].nodes if previous else ()))
-            self._timeline = files.TimelineFile(self.run_dir / files.TIMELINE, groups=groups,
-                                                rows=previous)
+            self._timeline_file = files.TimelineFile(self.run_dir / files.TIMELINE,
+                                                     groups=groups, rows=previous)
+            self._timeline = Timeline(prices=self._prices,
+                                      previous=previous[-1] if previous else None,
+                                      write=self._timeline_file.append)
             self._scaling_file = files.AppendFile(self.run_dir / files.SCALING,
                                                   files.SCALING_COLUMNS)
             watches = self._observed.watches(self._kube, since=(
@@ -105,6 +111,7 @@ class Recorder:
                 self._close_files()
                 raise
             self._sample()
+            self._following = True
             if not previous:
                 await asyncio.to_thread(self._write_summary, state="Running", final=False)
             self._tasks = [asyncio.create_task(w.run(), name=f"results-{w.what}")
@@ -126,6 +133,7 @@ class Recorder:
             for task in (*self._tasks, *self._nudges):
                 task.cancel()
             await asyncio.gather(*self._tasks, *self._nudges, return_exceptions=True)
+            self._following = False
             self._sample()
             self._close_files()
             self._summary = await asyncio.to_thread(self._write_summary, state=state,
@@ -135,49 +143,32 @@ class Recorder:
             return self._summary
 
     def sample(self) -> TimelineRow:
-        """Take a sample now, in addition to the periodic ones (tests; a caller's milestone)."""
+        """Write a row now, in addition to the heartbeat's (tests; a caller's milestone)."""
         if not self._started or self._summary is not None:
             raise ResultsError(f"the recorder of {self.run_dir} is not running")
         return self._sample()
 
-    def _resume(self) -> tuple[list[TimelineRow], datetime]:
-        timeline = self.run_dir / files.TIMELINE
-        if not timeline.exists():
-            return [], self._now()
-        files.repair_tail(timeline)
-        rows = reading.read_timeline(timeline)
-        started: datetime | None = None
-        summary = self.run_dir / files.SUMMARY
-        if summary.exists():
-            earlier = reading.read_summary(summary)
-            started = parse_time(earlier.started_at)
-            self._observed.restore(earlier)
-        if started is None:
-            started = self._now() - timedelta(seconds=rows[-1].wall_s if rows else 0.0)
-        scaling = self.run_dir / files.SCALING
-        if scaling.exists():
-            files.repair_tail(scaling)
-            self._scaling = reading.read_scaling(scaling)
-        pods = self.run_dir / files.PODS
-        if pods.exists():
-            self._observed.pods.restore(reading.read_pods(pods))
-        return rows, started
-
     def _close_files(self) -> None:
-        for name in ("_timeline", "_scaling_file"):
+        for name in ("_timeline_file", "_scaling_file"):
             handle = getattr(self, name, None)
             if handle is not None:
                 handle.close()
 
-    # -- sampling and files ----------------------------------------------------------------
+    # -- rows and files --------------------------------------------------------------------
 
     def _sample(self) -> TimelineRow:
-        row, scaling = self._sampler.sample(
-            wall_s=self._clock.wall_s(), trace_s=self._clock.trace_s(),
-            phases=self._observed.pods.counts(), nodes=self._observed.nodes.counts())
-        self._timeline.append(row)
-        self._add_scaling(scaling)
-        return row
+        self._observe(At(wall_s=self._clock.wall_s(), trace_s=self._clock.trace_s()),
+                      heartbeat=True)
+        return self._timeline_file.rows[-1]
+
+    def _changed(self, at: At) -> None:
+        if self._following:  # not while start() lists: its first row shows all the lists
+            self._observe(at, heartbeat=False)
+
+    def _observe(self, at: At, *, heartbeat: bool) -> None:
+        self._add_scaling(self._timeline.observe(
+            wall_s=at.wall_s, trace_s=at.trace_s, phases=self._observed.pods.counts(),
+            nodes=self._observed.nodes.counts(), heartbeat=heartbeat))
 
     def _add_scaling(self, rows: list[ScalingRow]) -> None:
         """Rows as they come: announced ones may be stamped before the last observed one."""
@@ -196,7 +187,9 @@ class Recorder:
             self._check_started()
             if loop.time() >= next_checkpoint:
                 next_checkpoint = loop.time() + self._checkpoint
-                await asyncio.to_thread(self._write_summary, state="Running", final=False)
+                await asyncio.to_thread(self._write_summary, state="Running", final=False,
+                                        rows=(list(self._timeline_file.rows),
+                                              list(self._scaling)))
 
     def _check_started(self) -> None:
         """Flag and nudge pods bound to a node that have not started (results/starting.py)."""
@@ -208,7 +201,12 @@ class Recorder:
             task.add_done_callback(self._nudges.discard)
 
     def _write_summary(self, *, state: str, final: bool,
-                       driver: Mapping[str, Any] | None = None) -> RunSummary:
+                       driver: Mapping[str, Any] | None = None,
+                       rows: tuple[list[TimelineRow], list[ScalingRow]] | None = None,
+                       ) -> RunSummary:
+        """In a thread; while watches run, ``rows`` are copies taken on the loop (timeline,
+        scaling), which adds to them."""
+        timeline, scaling = rows or (self._timeline_file.rows, self._scaling)
         pods = self._observed.pods.rows()
         nodes = self._observed.nodes
         files.write_pods(self.run_dir / files.PODS, pods)
@@ -216,7 +214,7 @@ class Recorder:
             simulation=self._simulation, run=self._run,
             started_at=rfc3339(self._clock.started_at),
             finished_at=rfc3339(self._now()) if final else None, speed=self._scale.speed,
-            prices=self._prices, timeline=self._timeline.rows, scaling=self._scaling,
+            prices=self._prices, timeline=timeline, scaling=scaling,
             pods=pods, driver=driver, state=state, timers=self._timers,
             instance_types=nodes.instance_types(), node_pools=nodes.node_pools(),
             autoscalers=self._observed.autoscalers())

@@ -3,9 +3,9 @@
 For the scheduler and Cluster Autoscaler a pod bound to a node is placed: nothing pending
 asks for capacity. If KWOK then never plays its pod-running stage, the pod sits in Pending
 (PodScheduled, no IP) for the rest of the run, pending-time figures skip it, and a
-comparison shows no difference: a wrong answer that hides. So on every sample the recorder
-asks its pod tracker for pods bound longer than the grace (trace seconds, default 30, plus
-the pod's own startup delay) that have not run. Each is counted (pods.csv
+comparison shows no difference: a wrong answer that hides. So on every heartbeat (once a
+wall second) the recorder asks its pod tracker for pods bound longer than the grace (trace
+seconds, default 30, plus the pod's own startup delay) that have not run. Each is counted (pods.csv
 ``bound_unstarted``, summary.json ``bound_never_started``), logged, and nudged once: an
 annotation patch is an update event, and KWOK looks at an updated pod again. The count
 keeps the pod even when the nudge works, because the run was disturbed all the same.

@@ -3,7 +3,8 @@
 Everything is derived from the rows that are also on disk (never from live counters), so a
 summary can be recomputed from the files and a restarted recorder's summary covers the whole
 run. Node hours and cost use integrate.py's step rule over trace time; ``trace_seconds`` is the
-trace time between the first and the last sample (the span the node hours cover).
+trace time between the first and the last row (the span the node hours cover). Scale-ups and
+-downs count steps.py's steps of the observed node counts.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from simkube.results.model import (
     ScalingRow,
     TimelineRow,
 )
+from simkube.results.steps import node_steps
 
 
 def _round(value: float | None) -> float | None:
@@ -83,11 +85,12 @@ def groups_summary(timeline: Sequence[TimelineRow], scaling: Sequence[ScalingRow
                    prices: Mapping[str, float], instance_types: Mapping[str, str] | None = None,
                    node_pools: Mapping[str, str] | None = None) -> dict[str, GroupSummary]:
     hours = node_hours(timeline)
+    steps = node_steps(scaling)
     types, pools = instance_types or {}, node_pools or {}
     result = {}
     for group in sorted(hours):
         counts = [row.nodes.get(group, 0) for row in timeline]
-        changes = [row.delta for row in scaling if row.group == group and row.source == "nodes"]
+        changes = [step.delta for step in steps if step.group == group]
         price = prices.get(group, 0.0)
         result[group] = GroupSummary(
             price_per_hour=price, peak_nodes=max(counts), min_nodes=min(counts),

@@ -1,4 +1,4 @@
-"""Samples, node hours, cost and percentiles on a known timeline: exact numbers."""
+"""Rows, node hours, cost and percentiles on a known timeline: exact numbers."""
 
 from __future__ import annotations
 
@@ -7,26 +7,27 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from simkube.core.simtime import TimeScale
+from simkube.results.clock import RunClock
 from simkube.results.integrate import node_hours, percentile
-from simkube.results.model import PodRow, ScalingRow
-from simkube.results.sampling import RunClock, Sampler
+from simkube.results.model import PodRow, ScalingRow, TimelineRow
 from simkube.results.summary import run_summary
+from simkube.results.timeline import Timeline
 
 pytestmark = pytest.mark.unit
 PRICES = {"general": 0.5, "big": 2.0}
 PHASES = {"Pending": 0, "Running": 0, "Succeeded": 0, "Failed": 0}
 
 
-def known_timeline() -> tuple[list, list[ScalingRow]]:
-    sampler = Sampler(prices=PRICES, previous=None)
-    rows, scaling = [], []
+def known_timeline() -> tuple[list[TimelineRow], list[ScalingRow]]:
+    rows: list[TimelineRow] = []
+    timeline = Timeline(prices=PRICES, previous=None, write=rows.append)
+    scaling = []
     # speed 10: 360 wall seconds are one trace hour
     for wall, trace, nodes in ((0, 0, {"general": 1, "static": 2}),
                                (360, 3600, {"general": 3, "big": 1, "static": 2}),
                                (720, 7200, {"general": 1, "static": 2})):
-        row, changes = sampler.sample(wall_s=wall, trace_s=trace, phases=PHASES, nodes=nodes)
-        rows.append(row)
-        scaling.extend(changes)
+        scaling.extend(timeline.observe(wall_s=wall, trace_s=trace, phases=PHASES, nodes=nodes,
+                                        heartbeat=True))
     return rows, scaling
 
 
@@ -74,22 +75,6 @@ def test_summary_of_a_known_timeline() -> None:
     assert (p.unscheduled_wait_p50_s, p.unscheduled_wait_max_s) == (7200, 7200)
     assert summary.driver.events_applied == 3
     assert summary.driver.lag_p99_ms is None
-
-
-def test_trace_time_never_goes_back() -> None:
-    sampler = Sampler(prices=PRICES, previous=None)
-    sampler.sample(wall_s=0, trace_s=100, phases=PHASES, nodes={"general": 1})
-    row, _ = sampler.sample(wall_s=1, trace_s=0, phases=PHASES, nodes={"general": 1})
-    assert (row.trace_s, row.cost_usd) == (100, 0.0)
-
-
-def test_static_column_only_when_present_or_priced() -> None:
-    row, _ = Sampler(prices=PRICES, previous=None).sample(
-        wall_s=0, trace_s=0, phases=PHASES, nodes={"static": 0})
-    assert list(row.nodes) == ["big", "general"]
-    row, _ = Sampler(prices={"static": 0.1}, previous=None).sample(
-        wall_s=0, trace_s=0, phases=PHASES, nodes={})
-    assert list(row.nodes) == ["static"]
 
 
 @pytest.mark.parametrize(("values", "p", "expected"), [

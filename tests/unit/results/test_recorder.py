@@ -1,8 +1,10 @@
 """The recorder against a fake API: a Karpenter run, a Cluster Autoscaler run (no NodeClaim
-kind at all) and a restarted recorder, from the watches to scaling.csv and summary.json."""
+kind at all) and a restarted recorder, from the watches to scaling.csv and summary.json; the
+timeline following watch events in trace time, and its heartbeat."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -21,11 +23,11 @@ from tests.unit.results.karpenter_objects import (
     nodeclaim,
     terminating,
 )
-from tests.unit.results.objects import ca_event
+from tests.unit.results.objects import ca_event, pod
 
 pytestmark = pytest.mark.unit
 START = datetime(2026, 11, 25, 7, 0, 5, tzinfo=UTC)
-NODES, EVENTS = "/api/v1/nodes", "/api/v1/events"
+NODES, EVENTS, PODS = "/api/v1/nodes", "/api/v1/events", "/api/v1/pods"
 NODECLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
 PRICES = {"small": 0.096, "large": 0.384}
 
@@ -154,3 +156,78 @@ async def test_no_autoscaler_and_a_restarted_recorder(tmp_path: Path) -> None:
     assert summary.autoscaler == "karpenter"
     assert summary.groups["large"].instance_type == "m5.2xlarge"
     assert set(summary.node_pools) == {"simkube"}
+
+
+class Clocked:
+    """A recorder whose wall and trace clocks are both moved by hand."""
+
+    def __init__(self, run_dir: Path, api: FakeApi, *, interval: float = 3600.0) -> None:
+        self.api, self.wall, self.trace = api, 0.0, 0.0
+        self.recorder = Recorder(
+            kube=cast(KubeClient, api), run_dir=run_dir, simulation="sim", run=1,
+            namespace_prefix="virtual", groups=PRICES, trace_clock=lambda: self.trace,
+            scale=TimeScale(20.0), interval=interval, monotonic=lambda: self.wall,
+            now=lambda: START)
+
+    async def at(self, wall: float, trace: float, *sent: tuple[str, str, dict[str, Any]]) -> None:
+        self.wall, self.trace = wall, trace
+        for path, kind, obj in sent:
+            self.api.send(path, kind, obj)
+        await self.api.settle()
+
+
+def curve(results: RunResults) -> list[tuple[float, int, int, int]]:
+    return [(r.trace_s, r.pods_pending, r.pods_running, r.nodes["small"])
+            for r in results.timeline]
+
+
+async def test_rows_follow_the_watches_at_the_trace_time_observed(tmp_path: Path) -> None:
+    run = Clocked(tmp_path / "run-1", FakeApi(absent=(NODECLAIMS,)))
+    await run.recorder.start()
+    await run.at(0.1, 2.001, (PODS, "ADDED", pod("a")))
+    # two nodes of one scale-up in one burst (the same trace millisecond), a third 0.1 s later
+    await run.at(0.2, 4.5, (NODES, "ADDED", cloudprov_node("small-1")),
+                 (NODES, "ADDED", cloudprov_node("small-2")))
+    await run.at(0.3, 6.0, (NODES, "ADDED", cloudprov_node("small-3")))
+    await run.at(0.35, 7.0, (PODS, "MODIFIED", pod("a", node_name="small-1", version="2")))
+    await run.at(0.4, 8.25, (PODS, "MODIFIED", pod("a", node_name="small-1", phase="Running",
+                                                    version="3")))
+    await run.at(5.0, 100.0, (NODES, "DELETED", cloudprov_node("small-3")))
+    await run.recorder.stop()
+    results = load_run(run.recorder.run_dir)
+    # no row for the binding (no count changed); the final row is the deletion's millisecond
+    assert curve(results) == [(0, 0, 0, 0), (2.001, 1, 0, 0), (4.5, 1, 0, 2), (6.0, 1, 0, 3),
+                              (8.25, 0, 1, 3), (100.0, 0, 1, 2)]
+    assert [(r.trace_s, r.delta, r.nodes_after) for r in results.scaling
+            if r.source == "nodes"] == [(4.5, 1, 1), (4.5, 1, 2), (6.0, 1, 3), (100.0, -1, 2)]
+    small = results.summary.groups["small"]
+    assert (small.scale_ups, small.scale_downs, small.peak_nodes) == (1, 1, 3)
+    # 2 nodes 4.5..6, 3 until 100, then 2: node hours of the exact steps
+    assert small.node_hours == approx((2 * 1.5 + 3 * 94.0) / 3600)
+    assert results.summary.pods.pending_p50_s == approx(7.0 - 2.001)  # bound at 7.0
+
+    # a restarted recorder goes on from the last row; steps count across the restart
+    again = Clocked(tmp_path / "run-1", FakeApi(lists={NODES: [cloudprov_node("small-1"),
+                                                               cloudprov_node("small-2")]},
+                                                absent=(NODECLAIMS,)))
+    again.trace = 90.0  # a restarted sk-ctrl's clock before the driver's first report
+    await again.recorder.start()
+    await again.at(0.1, 120.0, (NODES, "ADDED", cloudprov_node("small-4")))
+    await again.recorder.stop()
+    results = load_run(again.recorder.run_dir)
+    assert curve(results)[6:] == [(100.0, 0, 0, 2), (120.0, 0, 0, 3)]  # pod a: gone
+    assert results.summary.groups["small"].scale_ups == 2
+
+
+async def test_heartbeat_rows_while_nothing_happens(tmp_path: Path) -> None:
+    api = FakeApi(lists={NODES: [cloudprov_node("small-1")]}, absent=(NODECLAIMS,))
+    recorder = Recorder(kube=cast(KubeClient, api), run_dir=tmp_path / "run-1",
+                        simulation="sim", run=1, namespace_prefix="virtual", groups=PRICES,
+                        trace_clock=lambda: 0.0, scale=TimeScale(1.0), interval=0.01)
+    await recorder.start()
+    await asyncio.sleep(0.1)
+    await recorder.stop()
+    rows = load_run(recorder.run_dir).timeline
+    assert len(rows) >= 5  # the first, a heartbeat every 10 ms, the last
+    assert {(r.nodes_total, r.pods_pending) for r in rows} == {(1, 0)}
+    assert [r.wall_s for r in rows] == sorted(r.wall_s for r in rows)

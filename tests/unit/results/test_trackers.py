@@ -58,6 +58,9 @@ def test_node_counts_follow_adds_deletes_and_lists() -> None:
     nodes.observe(node("c", group="h"))
     assert nodes.counts() == {"g": 1, "static": 1, "h": 1}
     assert nodes.group_of("b") == "g"  # remembered after deletion, for its pods
+    nodes.observe(node("c", group="g"))  # relabelled: moves from h to g
+    nodes.observe(node("s", fake=False))  # no longer simulated capacity
+    assert nodes.counts() == {"g": 2}  # no empty groups left behind
     nodes.replace([node("a", group="g")])
     assert nodes.counts() == {"g": 1}
 
