@@ -100,6 +100,18 @@ class DriverServicer(driver_pb2_grpc.DriverServicer):
                      ) -> driver_pb2.SimulationProgress:
         return self._control(request.name, Simulation.resume)
 
+    @answers_errors
+    async def Hold(self, request: driver_pb2.HoldRequest,  # noqa: N802
+                   context: grpc.aio.ServicerContext[Any, Any],
+                   ) -> driver_pb2.SimulationProgress:
+        return self._control(request.name, Simulation.hold)
+
+    @answers_errors
+    async def Release(self, request: driver_pb2.ReleaseRequest,  # noqa: N802
+                      context: grpc.aio.ServicerContext[Any, Any],
+                      ) -> driver_pb2.SimulationProgress:
+        return self._control(request.name, Simulation.release)
+
     def _control(self, name: str, action: Callable[[Simulation], None],
                  ) -> driver_pb2.SimulationProgress:
         simulation = self.registry.get(name)

@@ -7,7 +7,8 @@ progress is observable (``snapshot``, ``changes``) and mirrored onto the root's 
 deletes the root and waits until garbage collection has removed everything it owned.
 
 States: PENDING → RUNNING ⇄ PAUSED → SUCCEEDED | FAILED; any of them → CANCELLING →
-CANCELLED. A rejected object is a recorded failure, not a failed simulation.
+CANCELLED. A hold (sk-ctrl's) stops the clock without changing the state. A rejected
+object is a recorded failure, not a failed simulation.
 """
 
 from __future__ import annotations
@@ -79,8 +80,11 @@ class Simulation:
                                                   self.scan.length_ms))
         end = self._ended_at or time.monotonic()
         wall = 0 if self._started_at is None else int((end - self._started_at) * 1000)
-        paused = int(self.clock.paused_seconds() * 1000) if self.clock.started else 0
-        return self.progress.snapshot(wall_time_ms=wall, paused_ms=paused)
+        started = self.clock.started
+        paused = int(self.clock.paused_seconds() * 1000) if started else 0
+        held = int(self.clock.held_seconds() * 1000) if started else 0
+        return self.progress.snapshot(wall_time_ms=wall, paused_ms=paused, held_ms=held,
+                                      held=self.clock.held)
 
     def _notify(self) -> None:
         self._changed.fire()
@@ -217,6 +221,21 @@ class Simulation:
         self.clock.resume()
         self._set_state(SimulationState.RUNNING)
 
+    def hold(self) -> None:
+        """Stop the clock for sk-ctrl (the autoscaler is reacting); the state does not change,
+        so a user's pause and a hold compose (``ReplayClock``)."""
+        if self.state not in (SimulationState.RUNNING, SimulationState.PAUSED):
+            raise SimulationStateError(f"simulation {self.name} is {self.state.value}; only a "
+                                       "Running or Paused simulation can be held")
+        if self.clock.hold():
+            self._notify()
+
+    def release(self) -> None:
+        """End a hold; nothing to do (and no error) when there is none, e.g. once the
+        replay has ended: the caller's release may race with the end."""
+        if self.clock.release():
+            self._notify()
+
     async def cancel(self, *, wait: bool = True) -> ProgressSnapshot:
         """Stop the replay, delete the root and (with ``wait``) wait for garbage collection.
 
@@ -229,6 +248,7 @@ class Simulation:
             running = self._task is not None and not self._task.done()
             if running:
                 self.clock.resume()
+                self.clock.release()
                 self._set_state(SimulationState.CANCELLING)
             self._cleanup = asyncio.create_task(self._cancel(running=running))
             self._cleanup.add_done_callback(_retrieve)
