@@ -104,7 +104,14 @@ class DriverServicer(driver_pb2_grpc.DriverServicer):
     async def Hold(self, request: driver_pb2.HoldRequest,  # noqa: N802
                    context: grpc.aio.ServicerContext[Any, Any],
                    ) -> driver_pb2.SimulationProgress:
-        return self._control(request.name, Simulation.hold)
+        expires_ms = (parse_duration(request.expires_after, field="expires_after")
+                      if request.expires_after else None)
+        simulation = self.registry.get(request.name)
+        if expires_ms is None:
+            simulation.hold()
+        else:
+            simulation.hold(expires_after_s=expires_ms / 1000)
+        return progress_to_proto(simulation.snapshot())
 
     @answers_errors
     async def Release(self, request: driver_pb2.ReleaseRequest,  # noqa: N802

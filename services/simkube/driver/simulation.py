@@ -41,6 +41,7 @@ from simkube.trace import TraceSource
 log = get_logger(__name__)
 STATUS_INTERVAL = 2.0
 WATCH_READY_TIMEOUT = 10.0
+HOLD_EXPIRY_S = 10.0  # a Hold without expires_after ends by itself after this long
 
 
 class Simulation:
@@ -66,6 +67,7 @@ class Simulation:
         self._changed = Signal()
         self._started_at: float | None = None
         self._ended_at: float | None = None
+        self._hold_expiry: asyncio.TimerHandle | None = None
 
     # -- observing ---------------------------------------------------------------------
 
@@ -221,18 +223,32 @@ class Simulation:
         self.clock.resume()
         self._set_state(SimulationState.RUNNING)
 
-    def hold(self) -> None:
+    def hold(self, *, expires_after_s: float = HOLD_EXPIRY_S) -> None:
         """Stop the clock for sk-ctrl (the autoscaler is reacting); the state does not change,
-        so a user's pause and a hold compose (``ReplayClock``)."""
+        so a user's pause and a hold compose (``ReplayClock``). The hold ends by itself after
+        ``expires_after_s`` unless held again: a caller that dies mid-hold cannot stall us."""
         if self.state not in (SimulationState.RUNNING, SimulationState.PAUSED):
             raise SimulationStateError(f"simulation {self.name} is {self.state.value}; only a "
                                        "Running or Paused simulation can be held")
+        if self._hold_expiry is not None:
+            self._hold_expiry.cancel()
+        self._hold_expiry = asyncio.get_running_loop().call_later(expires_after_s,
+                                                                  self._expire_hold)
         if self.clock.hold():
+            self._notify()
+
+    def _expire_hold(self) -> None:
+        self._hold_expiry = None
+        if self.clock.release():
+            log.warning("hold expired without a release", simulation=self.name)
             self._notify()
 
     def release(self) -> None:
         """End a hold; nothing to do (and no error) when there is none, e.g. once the
         replay has ended: the caller's release may race with the end."""
+        if self._hold_expiry is not None:
+            self._hold_expiry.cancel()
+            self._hold_expiry = None
         if self.clock.release():
             self._notify()
 
@@ -248,7 +264,7 @@ class Simulation:
             running = self._task is not None and not self._task.done()
             if running:
                 self.clock.resume()
-                self.clock.release()
+                self.release()
                 self._set_state(SimulationState.CANCELLING)
             self._cleanup = asyncio.create_task(self._cancel(running=running))
             self._cleanup.add_done_callback(_retrieve)

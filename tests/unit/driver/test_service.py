@@ -112,6 +112,10 @@ async def test_a_replay_over_grpc(
     got, details = await _code(driver.Hold(driver_pb2.HoldRequest(name="sim")))
     assert got == grpc.StatusCode.FAILED_PRECONDITION
     assert "only a Running or Paused simulation can be held" in details
+    got, details = await _code(driver.Hold(driver_pb2.HoldRequest(name="sim",
+                                                                  expires_after="soon")))
+    assert got == grpc.StatusCode.INVALID_ARGUMENT
+    assert "expires_after" in details
     released = await driver.Release(driver_pb2.ReleaseRequest(name="sim"))  # a no-op
     assert not released.held
     cancelled = await driver.Cancel(driver_pb2.CancelRequest(name="sim"))

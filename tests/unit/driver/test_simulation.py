@@ -105,6 +105,17 @@ async def test_a_hold_stops_the_clock_without_pausing_and_composes_with_a_pause(
     simulation.release()  # after the end: no error
 
 
+async def test_a_hold_nobody_releases_expires(trace: Path) -> None:
+    simulation = await _start(FakeKube(answer=FakeCluster()), trace, speed=0.5)
+    await asyncio.sleep(0.02)
+    simulation.hold(expires_after_s=0.05)
+    assert simulation.clock.held
+    await asyncio.sleep(0.1)
+    assert not simulation.clock.held
+    assert simulation.snapshot().held_ms >= 40
+    await simulation.cancel()
+
+
 async def test_cancel_after_the_end_only_cleans_up(trace: Path) -> None:
     cluster = FakeCluster()
     simulation = await _start(FakeKube(answer=cluster), trace, speed=100.0)
