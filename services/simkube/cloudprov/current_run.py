@@ -8,6 +8,13 @@ user picked. sk-ctrl publishes the run's speed and seed in a ConfigMap
 module polls it (a GET a second, cheap next to the watches) so a restarted sk-cloudprov picks
 the current run up at once. (It was ``RunTimescale``; ``TimeScale`` now means only the
 conversion in ``core.simtime``, which this object carries.)
+
+Provisioning delays count on the run's clock: while sk-ctrl holds the replay for the
+autoscaler, trace time stands still, so an instance's deadline moves back by the time held
+since the instance was first seen (``held_since``). sk-ctrl publishes the held total after
+each hold and this module polls, so a deadline that falls within about a second after a hold
+(or during one) can pass before the shift is seen: that node comes early by at most the
+unseen held time, one hold's bound (``spec.clock.maxHold``, 2 s of wall time by default).
 """
 
 from __future__ import annotations
@@ -18,7 +25,13 @@ import hashlib
 from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient
 from simkube.core.logs import get_logger
 from simkube.core.simtime import TimeScale
-from simkube.simulation.run_configmap import NO_RUN, RUN_CONFIGMAP, RunTiming, read_timescale
+from simkube.simulation.run_configmap import (
+    NO_RUN,
+    RUN_CONFIGMAP,
+    RunTiming,
+    read_held,
+    read_timescale,
+)
 
 log = get_logger(__name__)
 POLL_S = 1.0
@@ -29,8 +42,10 @@ class CurrentRun:
 
     def __init__(self, *, timing: RunTiming = NO_RUN) -> None:
         self.timing = timing
+        self.held_s = 0.0  # wall seconds the run's clock was held so far
         self._ordinals: dict[tuple[str, str], int] = {}
         self._counts: dict[str, int] = {}
+        self._held_at: dict[tuple[str, str], float] = {}  # held_s when first seen
 
     @property
     def scale(self) -> TimeScale:
@@ -54,13 +69,22 @@ class CurrentRun:
         digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
         return int.from_bytes(digest) / 2**64
 
-    def update(self, *, timing: RunTiming) -> bool:
+    def held_since(self, *, group: str, instance: str) -> float:
+        """Wall seconds the run's clock was held since ``instance`` was first asked about:
+        how far its provisioning deadline moves back."""
+        return self.held_s - self._held_at.setdefault((group, instance), self.held_s)
+
+    def update(self, *, timing: RunTiming, held_s: float | None = None) -> bool:
         """Take a new run's values; True when they changed (draws start over)."""
+        if held_s is not None:
+            self.held_s = held_s
         if timing == self.timing:
             return False
         self.timing = timing
         self._ordinals.clear()
         self._counts.clear()
+        self._held_at.clear()
+        self.held_s = held_s or 0.0
         log.info("run in progress", speed=timing.scale.speed, seed=timing.seed,
                  run=timing.run or None)
         return True
@@ -70,16 +94,17 @@ class CurrentRun:
         while True:
             try:
                 found = await api.request("GET", path)
-                timing = read_timescale(found.get("data") or {})
+                data = found.get("data") or {}
+                timing, held = read_timescale(data), read_held(data)
             except ApiError as exc:
                 if exc.code != 404:
                     log.warning("run ConfigMap unreadable; keeping the last run", error=str(exc))
                     await asyncio.sleep(interval)
                     continue
-                timing = NO_RUN
+                timing, held = NO_RUN, 0.0
             except ValueError as exc:
                 log.warning("run ConfigMap is malformed; keeping the last run", error=str(exc))
                 await asyncio.sleep(interval)
                 continue
-            self.update(timing=timing)
+            self.update(timing=timing, held_s=held)
             await asyncio.sleep(interval)

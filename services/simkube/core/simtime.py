@@ -89,6 +89,14 @@ class TimeScale:
 REAL_TIME = TimeScale(1.0)  # a ground-truth run, or no Simulation running
 
 
+def achieved_speed(*, trace_s: float, wall_s: float, paused_s: float = 0.0) -> float | None:
+    """Trace seconds replayed per wall second, a user's pauses left out (they are not the
+    simulator's doing) and holds for the autoscaler left in (they are); None before any
+    wall time has passed. Below the asked speed when the replay fell behind or was held."""
+    running_s = wall_s - paused_s
+    return trace_s / running_s if running_s > 0 else None
+
+
 def parse_speed(value: object, *, field: str) -> TimeScale:
     """The one way a speed enters the program: a number or its text (``"2e6"``, ``10``).
 

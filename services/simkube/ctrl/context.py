@@ -17,6 +17,7 @@ from typing import Any
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import REAL_TIME
 from simkube.ctrl import events
+from simkube.ctrl.autoscaler_loops import LoopSource
 from simkube.ctrl.driving import Driver
 from simkube.ctrl.leasing import SimulationLease
 from simkube.ctrl.metrics import ControllerMetrics
@@ -42,6 +43,7 @@ class Deps:
     retry_budget: float = 60.0
     retry_delay: float = 1.0
     timer_target: TimerTarget | None = None
+    loops: LoopSource | None = None  # CA's loop counters: runs may hold for the autoscaler
 
     def retrier(self) -> Retrier:
         return Retrier(address=self.driver.address, budget=self.retry_budget,

@@ -1,4 +1,5 @@
-"""sk-driver's gRPC API as sk-ctrl uses it: start a run, follow it, pause, resume, cancel, list.
+"""sk-driver's gRPC API as sk-ctrl uses it: start a run, follow it, pause, resume, hold,
+release, cancel, list.
 
 Every refusal becomes a ``DriverError`` that keeps the driver's status code and message (the
 message is what the user sees on the Simulation) and says whether trying again can help: an
@@ -25,6 +26,7 @@ TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLI
 CALL_TIMEOUT = 60.0
 CANCEL_TIMEOUT = 660.0  # Cancel waits for garbage collection (the driver allows 600 s)
 WATCH_INTERVAL = "250ms"
+HOLD_CALL_TIMEOUT = 2.0  # a hold is worth less than a stalled sk-ctrl
 R = TypeVar("R")
 
 
@@ -42,6 +44,11 @@ class DriverError(Exception):
     def from_rpc(cls, exc: grpc.aio.AioRpcError) -> DriverError:
         details = exc.details() or exc.code().name
         return cls(code=exc.code(), message=details)
+
+
+def clock_running(progress: driver_pb2.SimulationProgress) -> bool:
+    """Whether the run's trace time moves: running, and not held for the autoscaler."""
+    return progress.state == STATE.SIMULATION_STATE_RUNNING and not progress.held
 
 
 def start_request(*, name: str, spec: SimulationSpec) -> driver_pb2.StartSimulationRequest:
@@ -73,6 +80,8 @@ class Driver(Protocol):
     def watch(self, name: str) -> AsyncIterator[driver_pb2.SimulationProgress]: ...
     async def pause(self, name: str) -> driver_pb2.SimulationProgress: ...
     async def resume(self, name: str) -> driver_pb2.SimulationProgress: ...
+    async def hold(self, name: str, *, expires_after: str) -> driver_pb2.SimulationProgress: ...
+    async def release(self, name: str) -> driver_pb2.SimulationProgress: ...
     async def cancel(self, name: str) -> driver_pb2.SimulationProgress: ...
     async def runs(self) -> dict[str, driver_pb2.SimulationProgress]: ...
 
@@ -120,6 +129,16 @@ class DriverClient:
 
     async def resume(self, name: str) -> driver_pb2.SimulationProgress:
         return await self._call(self._stub.Resume, driver_pb2.ResumeRequest(name=name))
+
+    async def hold(self, name: str, *, expires_after: str) -> driver_pb2.SimulationProgress:
+        """Stop run ``name``'s clock while the autoscaler reacts (not a pause; it ends by
+        itself after ``expires_after`` unless held again)."""
+        return await self._call(self._stub.Hold, driver_pb2.HoldRequest(
+            name=name, expires_after=expires_after), timeout=HOLD_CALL_TIMEOUT)
+
+    async def release(self, name: str) -> driver_pb2.SimulationProgress:
+        return await self._call(self._stub.Release, driver_pb2.ReleaseRequest(name=name),
+                                timeout=HOLD_CALL_TIMEOUT)
 
     async def cancel(self, name: str) -> driver_pb2.SimulationProgress:
         """Stop run ``name`` (if still going), delete its root and wait for GC."""

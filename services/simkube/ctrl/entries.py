@@ -25,6 +25,8 @@ class RunEntry:
     warning: str | None = None
     events_applied: int | None = None
     failures: int | None = None
+    achieved_speed: float | None = None  # trace s per wall s, pauses excluded
+    held_seconds: float | None = None  # wall s the clock was held for the autoscaler
 
     @property
     def active(self) -> bool:
@@ -45,6 +47,10 @@ class RunEntry:
             value = entry.get(key)
             return None if value is None else int(value)
 
+        def optional_float(key: str) -> float | None:
+            value = entry.get(key)
+            return None if value is None else float(value)
+
         def optional_str(key: str) -> str | None:
             value = entry.get(key)
             return None if value is None else str(value)
@@ -54,12 +60,15 @@ class RunEntry:
                    end_time=optional_str("endTime"), message=optional_str("message"),
                    warning=optional_str("warning"),
                    events_applied=optional_int("eventsApplied"),
-                   failures=optional_int("failures"))
+                   failures=optional_int("failures"),
+                   achieved_speed=optional_float("achievedSpeed"),
+                   held_seconds=optional_float("heldSeconds"))
 
     def to_status(self) -> dict[str, Any]:
         status: dict[str, Any] = {"run": self.run, "state": self.state,
                                   "startTime": self.start_time, "resultsDir": self.results_dir}
         optional = {"endTime": self.end_time, "message": self.message, "warning": self.warning,
-                    "eventsApplied": self.events_applied, "failures": self.failures}
+                    "eventsApplied": self.events_applied, "failures": self.failures,
+                    "achievedSpeed": self.achieved_speed, "heldSeconds": self.held_seconds}
         status.update({key: value for key, value in optional.items() if value is not None})
         return status

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
-from simkube.core.simtime import TimeScale
+from simkube.core.simtime import TimeScale, achieved_speed
 from simkube.gen.simkube.driver.v1 import driver_pb2
 from simkube.results import Recorder, RunSummary
 
@@ -34,11 +34,20 @@ def unstarted_warning(summary: RunSummary | None) -> str | None:
 
 
 def driver_summary(progress: driver_pb2.SimulationProgress | None) -> dict[str, float]:
-    """The driver's last word on a run, as the run's summary keeps it."""
+    """The driver's last word on a run, as the run's summary keeps it: with the achieved
+    speed (pauses excluded, holds included) and the time held for the autoscaler."""
     if progress is None:
         return {}
-    return {"events_applied": progress.events_applied, "events_total": progress.events_total,
-            "objects_failed": progress.objects_failed, "lag_p99_ms": progress.lag_p99_ms}
+    summary = {"events_applied": progress.events_applied,
+               "events_total": progress.events_total,
+               "objects_failed": progress.objects_failed, "lag_p99_ms": progress.lag_p99_ms,
+               "held_seconds": round(progress.held_ms / 1000, 3)}
+    speed = achieved_speed(trace_s=progress.trace_time_ms / 1000,
+                           wall_s=progress.wall_time_ms / 1000,
+                           paused_s=progress.paused_ms / 1000)
+    if speed is not None:
+        summary["achieved_speed"] = round(speed, 3)
+    return summary
 
 
 def set_aside_previous(simulation_dir: Path) -> Path | None:

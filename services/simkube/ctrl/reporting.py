@@ -15,7 +15,7 @@ from simkube.core.kubeapi import ApiError
 from simkube.core.logs import get_logger
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.entries import RunEntry
-from simkube.ctrl.statuses import condition, now
+from simkube.ctrl.statuses import condition, now, run_speed
 from simkube.gen.simkube.driver.v1 import driver_pb2
 from simkube.simulation.states import State
 
@@ -87,6 +87,9 @@ class RunReport:
         """The driver's run ended in ``state`` with ``final`` as its last progress."""
         entry.end(state=state.value, end_time=now(), message=final.message or None)
         entry.events_applied, entry.failures = final.events_applied, final.objects_failed
+        speed = run_speed(final)
+        entry.achieved_speed = speed.get("achievedSpeed")
+        entry.held_seconds = speed["heldSeconds"]
         self.ctx.deps.metrics.runs_finished.labels(state.value).inc()
         await self.write(completedRuns=self.completed())
 

@@ -1,6 +1,7 @@
 """One started run followed to its end: the recorder around it, its outcome, its clean-up.
 
-The recorder starts before following (its list of the cluster is the run's first row) and
+The recorder starts before following (and holding the clock for the autoscaler while the run
+runs, ``holding_setup.py``) (its list of the cluster is the run's first row) and
 stops once the driver's run has ended, before Cancel deletes the run's objects, so it sees
 the cluster as the run left it. Cancel then waits for garbage collection, so the next run
 starts on a clean cluster. A run the driver forgets meanwhile is lost, not failed: the
@@ -19,6 +20,7 @@ from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.driving import STATE, DriverError
 from simkube.ctrl.entries import RunEntry
 from simkube.ctrl.following import follow
+from simkube.ctrl.holding_setup import holding
 from simkube.ctrl.recording import RunRecorder, driver_summary, unstarted_warning
 from simkube.ctrl.reporting import RunReport
 from simkube.ctrl.retrying import RunLostError, SimulationFailedError
@@ -44,7 +46,8 @@ async def run_through(ctx: SimulationContext, report: RunReport, entry: RunEntry
         await ctx.emit("RecorderFailed", recorder.error or "", warning=True)
     await report.running(entry, repetitions=spec.repetitions)
     try:
-        final = await follow(ctx, name=name, paused=paused)
+        async with holding(ctx, spec=spec, run=name, config=config):
+            final = await follow(ctx, name=name, paused=paused)
     except RunLostError as exc:
         await recorder.stop(state=State.FAILED.value, driver=driver_summary(ctx.progress))
         ctx.recorder = ctx.current = None

@@ -17,6 +17,7 @@ from simkube.core.errors import ConfigError
 from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.logs import configure_logging, get_logger
 from simkube.core.serving import Service, parse_address
+from simkube.ctrl.autoscaler_loops import AutoscalerMetrics
 from simkube.ctrl.context import Deps
 from simkube.ctrl.crd import ensure_crd
 from simkube.ctrl.driving import DriverClient
@@ -57,14 +58,23 @@ log = get_logger(__name__)
 @click.option("--autoscaler-deployment", default=None, metavar="NAMESPACE/NAME",
               help="Each run's timers go to Cluster Autoscaler's Deployment (its args "
                    "patched, the rollout awaited), in a cluster.")
+@click.option("--autoscaler-metrics-url", default=None, metavar="URL",
+              help="Cluster Autoscaler's Prometheus /metrics: runs hold their clock until CA "
+                   "has finished a loop that saw a newly unschedulable pod (without it they "
+                   "never hold; docs/simulated-time.md).")
 @click.option("--retry-budget", type=float, default=60.0, show_default=True,
               help="Seconds an unreachable sk-driver is retried before a simulation fails.")
 def serve_command(*, driver_address: str, driver_tls: bool, driver_ca: Path | None,
                   kubeconfig: Path | None, results_dir: Path, node_groups: str | None,
                   lease_namespace: str, listen: str, metrics_listen: str | None,
                   log_json: bool | None, retry_budget: float, env_name: str | None,
-                  autoscaler_deployment: str | None) -> None:
+                  autoscaler_deployment: str | None,
+                  autoscaler_metrics_url: str | None) -> None:
     """Run the Simulation controller until SIGTERM or SIGINT."""
+    if autoscaler_metrics_url is not None and not autoscaler_metrics_url.startswith(
+            ("http://", "https://")):
+        raise click.UsageError(f"--autoscaler-metrics-url {autoscaler_metrics_url!r} is not "
+                               "an http(s):// URL")
     if env_name and autoscaler_deployment:
         raise click.UsageError("give --env or --autoscaler-deployment, not both")
     if autoscaler_deployment is not None:
@@ -90,15 +100,19 @@ def serve_command(*, driver_address: str, driver_tls: bool, driver_ca: Path | No
                        results_dir=results_dir.resolve(), node_groups=node_groups,
                        lease_namespace=lease_namespace, listen=listen,
                        metrics_listen=metrics_listen, retry_budget=retry_budget,
-                       env_name=env_name, autoscaler_deployment=autoscaler_deployment))
+                       env_name=env_name, autoscaler_deployment=autoscaler_deployment,
+                       autoscaler_metrics_url=autoscaler_metrics_url))
 
 
 async def _serve(*, driver_address: str, driver_tls: bool, driver_ca: Path | None,
                  kubeconfig: Path | None, results_dir: Path, node_groups: str | None,
                  lease_namespace: str, listen: str, metrics_listen: str | None,
                  retry_budget: float, env_name: str | None,
-                 autoscaler_deployment: str | None) -> None:
+                 autoscaler_deployment: str | None,
+                 autoscaler_metrics_url: str | None) -> None:
     kube = await KubeClient.connect(kubeconfig=kubeconfig)
+    loops = (AutoscalerMetrics(url=autoscaler_metrics_url)
+             if autoscaler_metrics_url else None)
     target: TimerTarget | None = None
     if env_name:
         target = LocalEnvironment(env_name)
@@ -115,7 +129,7 @@ async def _serve(*, driver_address: str, driver_tls: bool, driver_ca: Path | Non
         reconciler = Reconciler(deps=Deps(
             kube=kube, driver=driver, lease=lease, results_dir=results_dir,
             node_groups=node_groups, metrics=metrics, retry_budget=retry_budget,
-            timer_target=target))
+            timer_target=target, loops=loops))
         metrics.watch_simulations(lambda: reconciler.cache)
         await service.start(lambda _server: [])
         stop = asyncio.Event()
@@ -138,4 +152,6 @@ async def _serve(*, driver_address: str, driver_tls: bool, driver_ca: Path | Non
     finally:
         with contextlib.suppress(Exception):
             await driver.close()
+        if loops is not None:
+            await loops.close()
         await kube.close()

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from simkube.core.kubeapi import MERGE_PATCH, KubeClient
+from simkube.core.simtime import achieved_speed
 from simkube.gen.simkube.driver.v1 import driver_pb2
 from simkube.simulation.names import simulation_path
 
@@ -45,7 +46,19 @@ def progress_fields(progress: driver_pb2.SimulationProgress) -> dict[str, Any]:
             "traceTimeSeconds": round(progress.trace_time_ms / 1000, 3),
             "traceLengthSeconds": round(progress.trace_length_ms / 1000, 3),
             "lagMs": round(progress.lag_current_ms, 3),
-            "lagP99Ms": round(progress.lag_p99_ms, 3)}
+            "lagP99Ms": round(progress.lag_p99_ms, 3), **run_speed(progress)}
+
+
+def run_speed(progress: driver_pb2.SimulationProgress) -> dict[str, float]:
+    """The run's achieved speed (once any wall time has passed) and time held, as status
+    shows them (``achievedSpeed``, ``heldSeconds``)."""
+    speed = achieved_speed(trace_s=progress.trace_time_ms / 1000,
+                           wall_s=progress.wall_time_ms / 1000,
+                           paused_s=progress.paused_ms / 1000)
+    fields = {"heldSeconds": round(progress.held_ms / 1000, 3)}
+    if speed is not None:
+        fields["achievedSpeed"] = round(speed, 3)
+    return fields
 
 
 def generation_of(simulation: Mapping[str, Any]) -> int:

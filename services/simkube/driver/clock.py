@@ -1,12 +1,13 @@
-"""The replay's clock: trace time mapped onto the monotonic clock, with pauses.
+"""The replay's clock: trace time mapped onto the monotonic clock, with pauses and holds.
 
 An event at trace offset ``o`` (ms after the trace's start) is due at
-``t0 + paused + o / speed`` seconds of ``time.monotonic()``, the division being
+``t0 + paused + held + o / speed`` seconds of ``time.monotonic()``, the division being
 ``core.simtime.TimeScale``'s (the one conversion between trace and wall time). Deadlines are
 absolute, so a slow apply never pushes later events back (the lag is measured, not
 accumulated), and wall-clock jumps (NTP, suspend) do not disturb a replay. Pausing stops trace
 time; resuming adds the pause to ``paused``, which shifts the whole remaining schedule by
-exactly that much.
+exactly that much. A hold (sk-ctrl's, while the autoscaler reacts) stops it the same way
+but is counted apart, and the two compose: the clock runs only when neither is on.
 """
 
 from __future__ import annotations
@@ -15,9 +16,18 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
+from enum import Enum
 
 from simkube.core.simtime import TimeScale
 from simkube.driver.signals import Signal
+
+
+class Stop(Enum):
+    """Why the clock stands still; pause wins while both are on, so the two totals add up to
+    the time the clock stood still."""
+
+    PAUSE = "pause"  # the user's Pause
+    HOLD = "hold"  # sk-ctrl's Hold, while the autoscaler reacts
 
 
 class ReplayClock:
@@ -25,8 +35,9 @@ class ReplayClock:
         self.scale = scale
         self._now = now
         self._t0: float | None = None
-        self._paused_total = 0.0
-        self._paused_at: float | None = None
+        self._on: set[Stop] = set()
+        self._totals = dict.fromkeys(Stop, 0.0)  # closed stretches, by reason
+        self._since: float | None = None  # when the current stretch began (None: running)
         self._changed = Signal()
 
     def start(self) -> None:
@@ -45,43 +56,77 @@ class ReplayClock:
 
     @property
     def paused(self) -> bool:
-        return self._paused_at is not None
+        return Stop.PAUSE in self._on
+
+    @property
+    def held(self) -> bool:
+        return Stop.HOLD in self._on
+
+    def _reason(self) -> Stop | None:
+        """What the current stretch counts as."""
+        if Stop.PAUSE in self._on:
+            return Stop.PAUSE
+        return Stop.HOLD if self._on else None
+
+    def _stopped(self, reason: Stop) -> float:
+        current = self._reason()
+        open_s = self._now() - self._since if current is reason and self._since is not None else 0.0
+        return self._totals[reason] + open_s
 
     def paused_seconds(self) -> float:
-        current = self._now() - self._paused_at if self._paused_at is not None else 0.0
-        return self._paused_total + current
+        return self._stopped(Stop.PAUSE)
+
+    def held_seconds(self) -> float:
+        """Time held and not also paused."""
+        return self._stopped(Stop.HOLD)
 
     def due(self, offset_ms: float) -> float:
-        """When an event at ``offset_ms`` is due (valid until the next pause)."""
-        return self.t0 + self._paused_total + self.scale.to_wall(offset_ms / 1000.0)
+        """When an event at ``offset_ms`` is due (valid until the clock next stops)."""
+        return (self.t0 + sum(self._totals.values())
+                + self.scale.to_wall(offset_ms / 1000.0))
 
     def trace_offset_ms(self) -> float:
         """Where in the trace the clock stands now."""
         if self._t0 is None:
             return 0.0
-        running_s = self._now() - self._t0 - self.paused_seconds()
+        running_s = (self._now() - self._t0 - self.paused_seconds()
+                     - self.held_seconds())
         return max(0.0, self.scale.to_trace(running_s) * 1000.0)
 
-    def pause(self) -> bool:
-        if self._paused_at is not None:
+    def _switch(self, reason: Stop, *, on: bool) -> bool:
+        """Turn ``reason`` on or off; the stretch so far is closed under its old reason."""
+        if (reason in self._on) == on:
             return False
-        self._paused_at = self._now()
+        now = self._now()
+        before = self._reason()
+        if before is not None and self._since is not None:
+            self._totals[before] += now - self._since
+        if on:
+            self._on.add(reason)
+        else:
+            self._on.discard(reason)
+        self._since = now if self._on else None
         self._changed.fire()
         return True
+
+    def pause(self) -> bool:
+        return self._switch(Stop.PAUSE, on=True)
 
     def resume(self) -> bool:
-        if self._paused_at is None:
-            return False
-        self._paused_total += self._now() - self._paused_at
-        self._paused_at = None
-        self._changed.fire()
-        return True
+        return self._switch(Stop.PAUSE, on=False)
+
+    def hold(self) -> bool:
+        return self._switch(Stop.HOLD, on=True)
+
+    def release(self) -> bool:
+        return self._switch(Stop.HOLD, on=False)
 
     async def wait_until(self, offset_ms: float) -> float:
-        """Sleep until ``offset_ms`` is due and the clock is not paused; returns the due time."""
+        """Sleep until ``offset_ms`` is due and the clock is neither paused nor held; returns the
+        due time."""
         while True:
             changed = self._changed.arm()
-            if self._paused_at is not None:
+            if self._on:
                 await changed.wait()
                 continue
             due = self.due(offset_ms)

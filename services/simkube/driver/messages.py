@@ -65,4 +65,5 @@ def progress_to_proto(snapshot: ProgressSnapshot) -> driver_pb2.SimulationProgre
         lag_max_ms=snapshot.lag_max_ms,
         failures=[failure_to_proto(f) for f in snapshot.failures], message=snapshot.message,
         speed=snapshot.speed, pods_timed=snapshot.pods_timed, cleaned_up=snapshot.cleaned_up,
-        root_uid=snapshot.root_uid, paused_ms=snapshot.paused_ms)
+        root_uid=snapshot.root_uid, paused_ms=snapshot.paused_ms,
+        held_ms=snapshot.held_ms, held=snapshot.held)

@@ -105,6 +105,8 @@ class ProgressSnapshot:
     cleaned_up: bool = False
     root_uid: str = ""
     paused_ms: int = 0
+    held_ms: int = 0
+    held: bool = False
 
 
 @dataclass(kw_only=True)
@@ -132,7 +134,8 @@ class Progress:
         self.objects_failed += 1
         self.failures.append(failure)
 
-    def snapshot(self, *, wall_time_ms: int, paused_ms: int) -> ProgressSnapshot:
+    def snapshot(self, *, wall_time_ms: int, paused_ms: int, held_ms: int = 0,
+                 held: bool = False) -> ProgressSnapshot:
         return ProgressSnapshot(
             name=self.name, state=self.state, events_applied=self.events_applied,
             events_total=self.events_total, objects_applied=self.objects_applied,
@@ -142,7 +145,7 @@ class Progress:
             lag_p99_ms=self.lag.percentile(0.99), lag_max_ms=self.lag.max_ms,
             failures=tuple(self.failures), message=self.message, speed=self.speed,
             pods_timed=self.pods_timed, cleaned_up=self.cleaned_up, root_uid=self.root_uid,
-            paused_ms=paused_ms)
+            paused_ms=paused_ms, held_ms=held_ms, held=held)
 
 
 def with_state(snapshot: ProgressSnapshot, state: SimulationState) -> ProgressSnapshot:

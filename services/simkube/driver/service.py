@@ -100,6 +100,25 @@ class DriverServicer(driver_pb2_grpc.DriverServicer):
                      ) -> driver_pb2.SimulationProgress:
         return self._control(request.name, Simulation.resume)
 
+    @answers_errors
+    async def Hold(self, request: driver_pb2.HoldRequest,  # noqa: N802
+                   context: grpc.aio.ServicerContext[Any, Any],
+                   ) -> driver_pb2.SimulationProgress:
+        expires_ms = (parse_duration(request.expires_after, field="expires_after")
+                      if request.expires_after else None)
+        simulation = self.registry.get(request.name)
+        if expires_ms is None:
+            simulation.hold()
+        else:
+            simulation.hold(expires_after_s=expires_ms / 1000)
+        return progress_to_proto(simulation.snapshot())
+
+    @answers_errors
+    async def Release(self, request: driver_pb2.ReleaseRequest,  # noqa: N802
+                      context: grpc.aio.ServicerContext[Any, Any],
+                      ) -> driver_pb2.SimulationProgress:
+        return self._control(request.name, Simulation.release)
+
     def _control(self, name: str, action: Callable[[Simulation], None],
                  ) -> driver_pb2.SimulationProgress:
         simulation = self.registry.get(name)

@@ -7,7 +7,8 @@ progress is observable (``snapshot``, ``changes``) and mirrored onto the root's 
 deletes the root and waits until garbage collection has removed everything it owned.
 
 States: PENDING → RUNNING ⇄ PAUSED → SUCCEEDED | FAILED; any of them → CANCELLING →
-CANCELLED. A rejected object is a recorded failure, not a failed simulation.
+CANCELLED. A hold (sk-ctrl's) stops the clock without changing the state. A rejected
+object is a recorded failure, not a failed simulation.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from simkube.trace import TraceSource
 log = get_logger(__name__)
 STATUS_INTERVAL = 2.0
 WATCH_READY_TIMEOUT = 10.0
+HOLD_EXPIRY_S = 10.0  # a Hold without expires_after ends by itself after this long
 
 
 class Simulation:
@@ -65,6 +67,7 @@ class Simulation:
         self._changed = Signal()
         self._started_at: float | None = None
         self._ended_at: float | None = None
+        self._hold_expiry: asyncio.TimerHandle | None = None
 
     # -- observing ---------------------------------------------------------------------
 
@@ -79,8 +82,11 @@ class Simulation:
                                                   self.scan.length_ms))
         end = self._ended_at or time.monotonic()
         wall = 0 if self._started_at is None else int((end - self._started_at) * 1000)
-        paused = int(self.clock.paused_seconds() * 1000) if self.clock.started else 0
-        return self.progress.snapshot(wall_time_ms=wall, paused_ms=paused)
+        started = self.clock.started
+        paused = int(self.clock.paused_seconds() * 1000) if started else 0
+        held = int(self.clock.held_seconds() * 1000) if started else 0
+        return self.progress.snapshot(wall_time_ms=wall, paused_ms=paused, held_ms=held,
+                                      held=self.clock.held)
 
     def _notify(self) -> None:
         self._changed.fire()
@@ -217,6 +223,35 @@ class Simulation:
         self.clock.resume()
         self._set_state(SimulationState.RUNNING)
 
+    def hold(self, *, expires_after_s: float = HOLD_EXPIRY_S) -> None:
+        """Stop the clock for sk-ctrl (the autoscaler is reacting); the state does not change,
+        so a user's pause and a hold compose (``ReplayClock``). The hold ends by itself after
+        ``expires_after_s`` unless held again: a caller that dies mid-hold cannot stall us."""
+        if self.state not in (SimulationState.RUNNING, SimulationState.PAUSED):
+            raise SimulationStateError(f"simulation {self.name} is {self.state.value}; only a "
+                                       "Running or Paused simulation can be held")
+        if self._hold_expiry is not None:
+            self._hold_expiry.cancel()
+        self._hold_expiry = asyncio.get_running_loop().call_later(expires_after_s,
+                                                                  self._expire_hold)
+        if self.clock.hold():
+            self._notify()
+
+    def _expire_hold(self) -> None:
+        self._hold_expiry = None
+        if self.clock.release():
+            log.warning("hold expired without a release", simulation=self.name)
+            self._notify()
+
+    def release(self) -> None:
+        """End a hold; nothing to do (and no error) when there is none, e.g. once the
+        replay has ended: the caller's release may race with the end."""
+        if self._hold_expiry is not None:
+            self._hold_expiry.cancel()
+            self._hold_expiry = None
+        if self.clock.release():
+            self._notify()
+
     async def cancel(self, *, wait: bool = True) -> ProgressSnapshot:
         """Stop the replay, delete the root and (with ``wait``) wait for garbage collection.
 
@@ -229,6 +264,7 @@ class Simulation:
             running = self._task is not None and not self._task.done()
             if running:
                 self.clock.resume()
+                self.release()
                 self._set_state(SimulationState.CANCELLING)
             self._cleanup = asyncio.create_task(self._cancel(running=running))
             self._cleanup.add_done_callback(_retrieve)

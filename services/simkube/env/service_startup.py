@@ -70,8 +70,12 @@ def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
     allocated = ServicePorts.from_list(free)
     results = results_dir(env.name)
     results.mkdir(parents=True, exist_ok=True)
+    # CA serves /metrics on its --address (the port it gets below); Karpenter counts no loops.
+    metrics_url = (f"http://{address(free[PORT_COUNT])}/metrics"
+                   if autoscaler_binary is not None and not karpenter else None)
     specs = service_specs(env_name=env.name, layout=layout, ports=allocated,
-                          node_groups=node_groups, results=results, cloudprov=not karpenter)
+                          node_groups=node_groups, results=results, cloudprov=not karpenter,
+                          autoscaler_metrics_url=metrics_url)
     # Started together, waited for in turn: the three only need the API server.
     for record in [_start(spec, layout, env) for spec in specs]:
         _wait_serving(record)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-_FORMATS = {"usd": "${:,.2f}", "hours": "{:,.2f} h", "seconds": "{:,.1f} s", "ms": "{:,.1f} ms"}
+_FORMATS = {"usd": "${:,.2f}", "hours": "{:,.2f} h", "seconds": "{:,.1f} s", "ms": "{:,.1f} ms",
+            "speed": "{:,.2f}x"}
 
 
 def format_value(value: float | None, *, kind: str) -> str:

@@ -8,7 +8,7 @@ that scripts can rely on; labels are for people.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,9 @@ _POD_FIELDS = (("seen", "pods seen", "count"), ("scheduled", "pods scheduled", "
 _DRIVER_FIELDS = (("events_applied", "driver events applied", "count"),
                   ("events_total", "driver events total", "count"),
                   ("objects_failed", "driver failures", "count"),
-                  ("lag_p99_ms", "driver lag p99", "ms"))
+                  ("lag_p99_ms", "driver lag p99", "ms"),
+                  ("achieved_speed", "achieved speed (trace/wall)", "speed"),
+                  ("held_seconds", "clock held for the autoscaler", "seconds"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,7 +129,19 @@ def headlines(run: RunData) -> list[str]:
              *breakdown.headline_lines(summary),
              f"driver: {show('driver.events_applied', 'count')}/"
              f"{show('driver.events_total', 'count')} events applied, "
-             f"{show('driver.objects_failed', 'count')} failures"]
+             f"{show('driver.objects_failed', 'count')} failures",
+             *_speed_line(summary, show)]
+
+
+def _speed_line(summary: Mapping[str, Any], show: Callable[[str, str], str]) -> list[str]:
+    """The speed the run achieved against the one asked, and the time held for the
+    autoscaler; nothing for summaries written before either was recorded."""
+    driver = summary.get("driver") or {}
+    if driver.get("achieved_speed") is None:
+        return []
+    return [f"speed: {show('driver.achieved_speed', 'speed')} achieved of "
+            f"{format_value(_number(summary.get('speed')), kind='speed')} asked, the clock "
+            f"held {show('driver.held_seconds', 'seconds')} for the autoscaler"]
 
 
 def _unstarted_warning(summary: Mapping[str, Any]) -> list[str]:

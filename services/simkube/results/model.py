@@ -110,6 +110,10 @@ class DriverSummary:
     events_total: int | None = None
     objects_failed: int | None = None
     lag_p99_ms: float | None = None
+    # Trace seconds per wall second, a user's pauses left out (core.simtime.achieved_speed),
+    # and wall seconds the clock was held for the autoscaler; None in older summaries.
+    achieved_speed: float | None = None
+    held_seconds: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

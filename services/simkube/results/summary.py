@@ -41,11 +41,16 @@ def driver_summary(driver: Mapping[str, Any] | None) -> DriverSummary:
         value = driver.get(key)
         return None if value is None else int(value)
 
-    lag = driver.get("lag_p99_ms")
+    def number(key: str) -> float | None:
+        value = driver.get(key)
+        return None if value is None else float(value)
+
     return DriverSummary(events_applied=integer("events_applied"),
                          events_total=integer("events_total"),
                          objects_failed=integer("objects_failed"),
-                         lag_p99_ms=None if lag is None else float(lag))
+                         lag_p99_ms=number("lag_p99_ms"),
+                         achieved_speed=number("achieved_speed"),
+                         held_seconds=number("held_seconds"))
 
 
 def pods_summary(pods: Sequence[PodRow], timeline: Sequence[TimelineRow]) -> PodsSummary:

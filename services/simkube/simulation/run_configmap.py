@@ -3,7 +3,8 @@
 sk-cloudprov scales its own timers (provisioning delays, per-group option durations) and
 draws its jitter, so it must know the speed and seed of the Simulation run in progress.
 sk-ctrl writes them into a ConfigMap in sk-cloudprov's namespace when a run starts and
-deletes it when the Simulation ends; absent means a ground-truth run, or none at all.
+deletes it when the Simulation ends; absent means a ground-truth run, or none at all. During
+a run it also carries the time the run's clock was held for the autoscaler.
 Both sides import this module, so the name, the keys and their text forms are written
 once. The ConfigMap is a wire: the speed crosses it as text and is read back through the one
 speed rule (``core.simtime.parse_speed``).
@@ -27,6 +28,10 @@ class RunKey(StrEnum):
     SPEED = "speed"  # trace seconds per wall second, as Python's repr of a float
     SEED = "seed"  # the Simulation's seed: the same draws in every run of it
     RUN = "run"  # the driver's run name, so a new run starts its draws over
+    # Wall seconds the run's clock was held for the autoscaler so far (sk-driver's held_ms):
+    # provisioning deadlines move back by what was held after they began, so a node's delay
+    # counts on the run's clock. sk-ctrl merge-patches it after each hold.
+    HELD = "heldSeconds"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,3 +64,20 @@ def read_timescale(data: Mapping[str, Any]) -> RunTiming:
         raise ValueError(f"{RunKey.SEED} {data.get(RunKey.SEED)!r} is not a whole "
                          "number") from None
     return RunTiming(scale=scale, seed=seed, run=str(data.get(RunKey.RUN, "")))
+
+
+def held_data(*, held_s: float) -> dict[str, str]:
+    """The ConfigMap's ``data`` entry for ``held_s`` (a merge patch leaves the rest)."""
+    return {RunKey.HELD: repr(round(float(held_s), 3))}
+
+
+def read_held(data: Mapping[str, Any]) -> float:
+    """The held seconds in the ConfigMap's ``data``; 0 when absent, ``ValueError`` when not
+    a non-negative number."""
+    try:
+        held = float(data.get(RunKey.HELD, 0.0))
+    except (TypeError, ValueError):
+        raise ValueError(f"{RunKey.HELD} {data.get(RunKey.HELD)!r} is not a number") from None
+    if not held >= 0 or held == float("inf"):
+        raise ValueError(f"{RunKey.HELD} {held!r} must be a non-negative number")
+    return held

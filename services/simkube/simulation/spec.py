@@ -31,6 +31,8 @@ __all__ = ["MAX_PREFIX", "MAX_REPETITIONS", "SimulationSpec", "SpecError", "Trac
 
 MAX_PREFIX = 40  # room for "-<namespace>" within a 63-character namespace name
 MAX_REPETITIONS = 100
+DEFAULT_MAX_HOLD_S = 2.0  # spec.clock.maxHold: wall seconds one hold may last at most
+MAX_MAX_HOLD_S = 60.0  # a longer bound would let a stuck autoscaler stall a run
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,6 +51,10 @@ class SimulationSpec:
     paused: bool
     seed: int
     timers: TimerSettings
+    # spec.clock: hold the trace clock while the autoscaler reacts (ctrl/holding.py), each
+    # hold at most max_hold_s of wall time.
+    hold_for_autoscaler: bool = True
+    max_hold_s: float = DEFAULT_MAX_HOLD_S
 
 
 def _duration(value: Any, *, field: str, allow_zero: bool = True) -> str:
@@ -59,6 +65,21 @@ def _duration(value: Any, *, field: str, allow_zero: bool = True) -> str:
     except DurationError as exc:
         raise SpecError(exc.message) from None
     return str(value)
+
+
+def _clock(spec: dict[str, Any]) -> tuple[bool, float]:
+    """``spec.clock``: whether to hold for the autoscaler, and each hold's bound (wall s)."""
+    clock = mapping(spec.get("clock"), field="spec.clock")
+    hold = clock.get("holdForAutoscaler", True)
+    if not isinstance(hold, bool):
+        raise SpecError(f"spec.clock.holdForAutoscaler {hold!r} must be true or false")
+    text = _duration(clock.get("maxHold"), field="spec.clock.maxHold", allow_zero=False)
+    max_hold_s = parse_duration(text, field="spec.clock.maxHold") / 1000 if text else (
+        DEFAULT_MAX_HOLD_S)
+    if max_hold_s > MAX_MAX_HOLD_S:
+        raise SpecError(f"spec.clock.maxHold {text!r} is more than {MAX_MAX_HOLD_S:g}s: a "
+                        "stuck autoscaler could stall the run that long at every hold")
+    return hold, max_hold_s
 
 
 def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
@@ -88,6 +109,7 @@ def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
         raise SpecError(exc.message) from None
     if paused not in (None, ""):
         parse_time(paused, field="spec.pausedTime")
+    hold, max_hold_s = _clock(spec)
     return SimulationSpec(
         trace_url=trace_url, tracer=tracer, namespace_prefix=prefix, scale=scale,
         duration=_duration(spec.get("duration"), field="spec.duration", allow_zero=False),
@@ -99,4 +121,5 @@ def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
                                   field="spec.podTiming.lifetimeJitter"),
         node_groups=str(groups["config"]) if groups.get("config") else None,
         reset_node_groups=bool(groups.get("resetBeforeRun", True)),
-        paused=paused not in (None, ""), seed=seed, timers=timers)
+        paused=paused not in (None, ""), seed=seed, timers=timers,
+        hold_for_autoscaler=hold, max_hold_s=max_hold_s)

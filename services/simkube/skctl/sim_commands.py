@@ -72,6 +72,11 @@ class SimulationFailedError(SimkubeError):
 @click.option("--timer", "timers", multiple=True, metavar="SECTION.NAME=DURATION",
               help="A timer in trace time, e.g. clusterAutoscaler.scan-interval=10s or "
                    "scheduler.podMaxBackoffSeconds=10 (repeatable; docs/simulated-time.md).")
+@click.option("--hold/--no-hold", "hold", default=None,
+              help="Hold the trace clock while Cluster Autoscaler reacts to unschedulable "
+                   "pods [default: hold] (docs/simulated-time.md).")
+@click.option("--max-hold", metavar="DURATION",
+              help="Wall time one hold lasts at most [default: 2s].")
 @click.option("--wait", is_flag=True, help="Follow the simulation until it ends.")
 @click.option("--timeout", type=click.FloatRange(min=1), help="Give up waiting after SECONDS.")
 @kubeconfig_option
@@ -81,7 +86,8 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
         start: str | None, end: str | None, namespaces: tuple[str, ...], speed: TimeScale | None,
         duration: str | None, repetitions: int | None, namespace_prefix: str | None,
         node_groups: str | None, reset_node_groups: bool | None, startup_delay: str | None,
-        seed: int | None, timers: tuple[str, ...], wait: bool, timeout: float | None,
+        seed: int | None, timers: tuple[str, ...], hold: bool | None, max_hold: str | None,
+        wait: bool, timeout: float | None,
         kubeconfig: Path | None,
         env_name: str | None) -> None:
     """Create a Simulation (one replay of a trace, maybe repeated); --wait follows it."""
@@ -90,7 +96,7 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
         speed=speed, duration=duration, repetitions=repetitions,
         namespace_prefix=namespace_prefix, node_groups=node_groups,
         reset_node_groups=reset_node_groups, startup_delay=startup_delay, seed=seed,
-        timers=timers)
+        timers=timers, hold=hold, max_hold=max_hold)
     if file is not None:
         given = [option for option, value in vars(flags).items()
                  if option != "name" and value not in (None, ())]

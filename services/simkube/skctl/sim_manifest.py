@@ -50,6 +50,8 @@ class RunFlags:
     startup_delay: str | None = None
     seed: int | None = None
     timers: tuple[str, ...] = ()  # SECTION.NAME=VALUE each, trace time
+    hold: bool | None = None  # spec.clock.holdForAutoscaler (--hold/--no-hold)
+    max_hold: str | None = None  # spec.clock.maxHold, wall time
 
 
 SECTIONS = {"clusterAutoscaler": ("autoscaler", "clusterAutoscaler"),
@@ -134,6 +136,10 @@ def from_flags(flags: RunFlags) -> dict[str, Any]:
     if flags.seed is not None:
         spec["seed"] = flags.seed
     spec.update(timer_sections(flags.timers))
+    clock = {key: value for key, value in (("holdForAutoscaler", flags.hold),
+                                           ("maxHold", flags.max_hold)) if value is not None}
+    if clock:
+        spec["clock"] = clock
     name = flags.name or default_name(flags.trace or flags.tracer or "sim")
     return checked({"apiVersion": names.API_VERSION, "kind": names.KIND,
                     "metadata": {"name": name}, "spec": spec})

@@ -64,6 +64,22 @@ def print_listing(items: list[dict[str, Any]]) -> None:
     console.print(table)
 
 
+def _speed(value: Any) -> str:
+    return "-" if value is None else f"{float(value):.3g}x"
+
+
+def _seconds(value: Any) -> str:
+    return "-" if value is None else f"{float(value):.1f}s"
+
+
+def _achieved(status: dict[str, Any]) -> str:
+    """The current (or last) run's achieved speed and time held for the autoscaler."""
+    if status.get("achievedSpeed") is None:
+        return "-"
+    return (f"{_speed(status['achievedSpeed'])} trace/wall, "
+            f"{_seconds(status.get('heldSeconds'))} held for the autoscaler")
+
+
 def print_details(simulation: dict[str, Any]) -> None:
     console = Console()
     spec, status = simulation.get("spec") or {}, simulation.get("status") or {}
@@ -79,6 +95,8 @@ def print_details(simulation: dict[str, Any]) -> None:
               ("trace time", f"{_cell(status.get('traceTimeSeconds'))}s of "
                              f"{_cell(status.get('traceLengthSeconds'))}s"),
               ("lag p99", f"{_cell(status.get('lagP99Ms'))} ms"),
+              ("achieved", _achieved(status)),
+              ("holding", status.get("holding")),
               ("started", status.get("startTime")), ("ended", status.get("endTime")),
               ("results", status.get("resultsDir")),
               ("timers", (status.get("timers") or {}).get("appliedTo"))]
@@ -89,11 +107,13 @@ def print_details(simulation: dict[str, Any]) -> None:
     runs = status.get("runs") or []
     if runs:
         table = Table(title="runs", title_justify="left")
-        for column in ("run", "state", "events", "failures", "started", "ended", "message"):
+        for column in ("run", "state", "events", "failures", "speed", "held", "started",
+                       "ended", "message"):
             table.add_column(column)
         for run in runs:
             table.add_row(_cell(run.get("run")), _state(str(run.get("state") or "")),
                           _cell(run.get("eventsApplied")), _cell(run.get("failures")),
+                          _speed(run.get("achievedSpeed")), _seconds(run.get("heldSeconds")),
                           _clock(run.get("startTime")), _clock(run.get("endTime")),
                           str(run.get("message") or "")[:60])
         console.print(table)

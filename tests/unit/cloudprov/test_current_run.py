@@ -49,3 +49,15 @@ def test_groups_draw_independently() -> None:
     large = current.share(group="large", instance="b")
     assert small != large
     assert seeded(1).share(group="large", instance="z") == large
+
+
+def test_held_time_counts_from_when_an_instance_was_first_seen() -> None:
+    current = CurrentRun(timing=RunTiming(run="r1"))
+    current.update(timing=RunTiming(run="r1"), held_s=2.0)
+    assert current.held_since(group="small", instance="a") == 0.0  # held before it existed
+    current.update(timing=RunTiming(run="r1"), held_s=3.5)
+    assert current.held_since(group="small", instance="a") == 1.5
+    assert current.held_since(group="small", instance="b") == 0.0
+    current.update(timing=RunTiming(run="r2"), held_s=0.0)  # a new run starts over
+    assert current.held_s == 0.0
+    assert current.held_since(group="small", instance="a") == 0.0

@@ -9,12 +9,14 @@ from collections.abc import AsyncIterator
 import pytest
 
 from simkube.cloudprov.config import CloudConfig
+from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Phase
 from simkube.cloudprov.listing import InstanceListing
 from simkube.cloudprov.provisioning import OUT_OF_RESOURCES, Provisioning
 from simkube.cloudprov.reconciling import Reconciler
 from simkube.core.errors import ConfigError
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
+from simkube.simulation.run_configmap import RunTiming
 from tests.unit.cloudprov.fakes import NAMESPACE, FakeCluster, make_config
 
 pytestmark = pytest.mark.unit
@@ -134,3 +136,26 @@ async def test_instances_beyond_capacity_fail_as_stockouts(
     assert "second" in failed.status.errorInfo.errorMessage
     cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/second")
     assert "second" not in state.failed
+
+
+async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back() -> None:
+    config = make_config(TIMED)
+    cluster = FakeCluster(ClusterIndex(groups=config.groups))
+    for group in config.groups:
+        cluster.deployment(config, group, 0)
+    current = CurrentRun(timing=RunTiming(run="shop-r1"))
+    task = asyncio.create_task(Reconciler(api=cluster, index=cluster.index, config=config,
+                                          current=current, retry=0.05).run())
+    try:
+        state = cluster.index.groups["small"]
+        cluster.pod("small", "base")
+        assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+        started = time.monotonic()
+        cluster.pod("small", "extra")
+        await asyncio.sleep(0.1)
+        current.update(timing=current.timing, held_s=0.4)  # a hold of 0.4 s was published
+        assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=3)
+        assert time.monotonic() - started >= 0.75  # the 400 ms delay, plus 400 ms held
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

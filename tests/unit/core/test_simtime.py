@@ -211,3 +211,9 @@ def test_no_module_but_simtime_checks_or_builds_a_speed() -> None:
                     found.append(f"{path.relative_to(package)}:{node.lineno} "
                                  f"{ast.unparse(node)}")
     assert found == []
+
+
+def test_achieved_speed_leaves_pauses_out_and_holds_in() -> None:
+    assert simtime.achieved_speed(trace_s=100, wall_s=10) == 10
+    assert simtime.achieved_speed(trace_s=100, wall_s=15, paused_s=5) == 10
+    assert simtime.achieved_speed(trace_s=0, wall_s=5, paused_s=5) is None

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, cast
 
 import grpc
 
 from simkube.core.kubeapi import KubeClient
+from simkube.ctrl.autoscaler_loops import LoopCounts, LoopsUnavailableError
 from simkube.ctrl.context import Deps, SimulationContext
 from simkube.ctrl.driving import STATE, DriverError
 from simkube.ctrl.leasing import SimulationLease
@@ -55,6 +56,8 @@ class FakeDriver:
         self.started: list[tuple[str, SimulationSpec]] = []
         self._scripts: defaultdict[str, asyncio.Queue[Any]] = defaultdict(asyncio.Queue)
         self._refusals: defaultdict[str, list[DriverError]] = defaultdict(list)
+        self._held_since: dict[str, float] = {}
+        self.expiries: list[str] = []
 
     def script(self, name: str, *steps: driver_pb2.SimulationProgress | DriverError) -> None:
         """What WatchSimulation of run ``name`` says next."""
@@ -111,9 +114,61 @@ class FakeDriver:
     async def cancel(self, name: str) -> driver_pb2.SimulationProgress:
         return await self._set("cancel", name, STATE.SIMULATION_STATE_CANCELLED)
 
+    async def hold(self, name: str, *, expires_after: str) -> driver_pb2.SimulationProgress:
+        self.expiries.append(expires_after)
+        return await self._held("hold", name, held=True)
+
+    async def release(self, name: str) -> driver_pb2.SimulationProgress:
+        return await self._held("release", name, held=False)
+
+    async def _held(self, method: str, name: str, *, held: bool,
+                    ) -> driver_pb2.SimulationProgress:
+        """Like the driver: the state stays, ``held`` flips, ``held_ms`` grows by the
+        wall time between a hold and its release."""
+        self._enter(method, name)
+        if name not in self.known:
+            raise refusal(NOT_FOUND, f"no run {name}")
+        updated = driver_pb2.SimulationProgress()
+        updated.CopyFrom(self.known[name])
+        if held and updated.state not in {RUNNING, PAUSED}:  # a release is always fine
+            raise refusal(grpc.StatusCode.FAILED_PRECONDITION, f"run {name} has ended")
+        now = asyncio.get_running_loop().time()
+        if held and not updated.held:
+            self._held_since[name] = now
+        if not held and updated.held:
+            updated.held_ms += round((now - self._held_since.pop(name, now)) * 1000)
+        updated.held = held
+        self.known[name] = updated
+        return updated
+
     async def runs(self) -> dict[str, driver_pb2.SimulationProgress]:
         self._enter("runs")
         return dict(self.known)
+
+
+class FakeLoops:
+    """CA's counters; ``step`` runs on every read (a loop starting or finishing)."""
+
+    def __init__(self, *, started: int = 5, finished: int = 4) -> None:
+        self.counts = LoopCounts(started=started, finished=finished)
+        self.reads = 0
+        self.down = False
+        self.step: Callable[[FakeLoops], None] = lambda _loops: None
+
+    async def read(self) -> LoopCounts:
+        self.reads += 1
+        if self.down:
+            raise LoopsUnavailableError("http://ca/metrics: connection refused")
+        self.step(self)
+        return self.counts
+
+    def finish_loop_after(self, reads: int) -> None:
+        """A loop that starts now and finishes ``reads`` reads later."""
+        def step(loops: FakeLoops) -> None:
+            if loops.reads == reads:
+                loops.counts = LoopCounts(started=loops.counts.started + 1,
+                                          finished=loops.counts.started + 1)
+        self.step = step
 
 
 def simulation(name: str = "shop", *, spec: dict[str, Any] | None = None,

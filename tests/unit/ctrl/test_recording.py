@@ -104,4 +104,9 @@ def test_the_drivers_summary() -> None:
     assert driver_summary(None) == {}
     final = driver_pb2.SimulationProgress(events_applied=3, events_total=4, lag_p99_ms=2.5)
     assert driver_summary(final) == {"events_applied": 3, "events_total": 4,
-                                     "objects_failed": 0, "lag_p99_ms": 2.5}
+                                     "objects_failed": 0, "lag_p99_ms": 2.5,
+                                     "held_seconds": 0.0}
+    held = driver_pb2.SimulationProgress(trace_time_ms=90_000, wall_time_ms=12_000,
+                                         paused_ms=2_000, held_ms=1_500)
+    summary = driver_summary(held)
+    assert (summary["achieved_speed"], summary["held_seconds"]) == (9.0, 1.5)

@@ -50,7 +50,10 @@ def test_progress_fields() -> None:
         trace_length_ms=600_000, lag_current_ms=1.2345, lag_p99_ms=3.4)
     assert progress_fields(progress) == {
         "eventsApplied": 12, "eventsTotal": 30, "failures": 1, "traceTimeSeconds": 12.5,
-        "traceLengthSeconds": 600.0, "lagMs": 1.234, "lagP99Ms": 3.4}
+        "traceLengthSeconds": 600.0, "lagMs": 1.234, "lagP99Ms": 3.4, "heldSeconds": 0.0}
+    progress.wall_time_ms, progress.paused_ms, progress.held_ms = 3_000, 500, 250
+    fields = progress_fields(progress)
+    assert (fields["achievedSpeed"], fields["heldSeconds"]) == (5.0, 0.25)  # 12.5 s / 2.5 s
 
 
 async def test_writer_patches_status_with_observed_generation() -> None:

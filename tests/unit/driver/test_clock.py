@@ -45,6 +45,40 @@ def test_pause_shifts_the_remaining_schedule() -> None:
     assert clock.t0 == 100.0
 
 
+def test_a_hold_stops_the_clock_and_is_counted_apart_from_pauses() -> None:
+    now = FakeTime()
+    clock = ReplayClock(scale=TimeScale(2.0), now=now)
+    clock.start()
+    now.now = 101.0
+    assert clock.hold()
+    assert not clock.hold()
+    now.now = 102.0  # held alone: 1 s
+    assert clock.trace_offset_ms() == pytest.approx(2_000)
+    assert clock.pause()
+    now.now = 104.0  # held and paused: the pause's 2 s
+    assert clock.release()  # the hold ends; the pause stays
+    assert clock.paused
+    assert not clock.held
+    now.now = 105.0  # paused alone: 1 s more
+    assert clock.resume()
+    now.now = 106.0  # running: 1 s = 2 s of trace
+    assert clock.held_seconds() == pytest.approx(1.0)
+    assert clock.paused_seconds() == pytest.approx(3.0)
+    assert clock.trace_offset_ms() == pytest.approx(4_000)
+    assert clock.due(4_000) == pytest.approx(106.0)  # the schedule shifted by both
+
+
+async def test_a_held_clock_wakes_no_waiter_until_released() -> None:
+    clock = ReplayClock(scale=TimeScale(1000.0))
+    clock.start()
+    clock.hold()
+    waiter = asyncio.create_task(clock.wait_until(1))
+    await asyncio.sleep(0.02)
+    assert not waiter.done()
+    clock.release()
+    await asyncio.wait_for(waiter, 1)
+
+
 def test_unstarted_clock_refuses_t0() -> None:
     clock = ReplayClock(scale=TimeScale(1.0))
     assert not clock.started

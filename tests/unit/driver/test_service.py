@@ -75,6 +75,8 @@ async def test_unknown_simulations_are_not_found(
     driver, _, _ = stub
     for call in (driver.Pause(driver_pb2.PauseRequest(name="ghost")),
                  driver.Resume(driver_pb2.ResumeRequest(name="ghost")),
+                 driver.Hold(driver_pb2.HoldRequest(name="ghost")),
+                 driver.Release(driver_pb2.ReleaseRequest(name="ghost")),
                  driver.Cancel(driver_pb2.CancelRequest(name="ghost"))):
         got, details = await _code(call)
         assert got == grpc.StatusCode.NOT_FOUND
@@ -107,6 +109,15 @@ async def test_a_replay_over_grpc(
     got, details = await _code(driver.Resume(driver_pb2.ResumeRequest(name="sim")))
     assert got == grpc.StatusCode.FAILED_PRECONDITION
     assert "Succeeded" in details
+    got, details = await _code(driver.Hold(driver_pb2.HoldRequest(name="sim")))
+    assert got == grpc.StatusCode.FAILED_PRECONDITION
+    assert "only a Running or Paused simulation can be held" in details
+    got, details = await _code(driver.Hold(driver_pb2.HoldRequest(name="sim",
+                                                                  expires_after="soon")))
+    assert got == grpc.StatusCode.INVALID_ARGUMENT
+    assert "expires_after" in details
+    released = await driver.Release(driver_pb2.ReleaseRequest(name="sim"))  # a no-op
+    assert not released.held
     cancelled = await driver.Cancel(driver_pb2.CancelRequest(name="sim"))
     assert cancelled.cleaned_up
     assert not cluster.roots

@@ -77,6 +77,45 @@ async def test_pause_resume_and_cancel(trace: Path) -> None:
     assert [s async for s in simulation.changes(interval=0.01)][-1].cleaned_up
 
 
+async def test_a_hold_stops_the_clock_without_pausing_and_composes_with_a_pause(
+        trace: Path) -> None:
+    simulation = await _start(FakeKube(answer=FakeCluster()), trace, speed=0.5)
+    await asyncio.sleep(0.05)
+    simulation.hold()
+    simulation.hold()  # idempotent
+    held = simulation.snapshot()
+    assert held.state is SimulationState.RUNNING  # a hold is not a pause
+    assert held.held
+    simulation.pause()
+    simulation.release()  # ends the hold, not the user's pause
+    assert simulation.state is SimulationState.PAUSED
+    assert simulation.clock.paused
+    simulation.hold()  # a paused simulation can be held too
+    simulation.resume()  # ends the pause, not the hold
+    assert simulation.state is SimulationState.RUNNING
+    assert simulation.clock.held
+    simulation.release()
+    simulation.release()
+    snapshot = simulation.snapshot()
+    assert not snapshot.held
+    assert snapshot.held_ms >= 0
+    await simulation.cancel()
+    with pytest.raises(SimulationStateError, match="only a Running or Paused"):
+        simulation.hold()
+    simulation.release()  # after the end: no error
+
+
+async def test_a_hold_nobody_releases_expires(trace: Path) -> None:
+    simulation = await _start(FakeKube(answer=FakeCluster()), trace, speed=0.5)
+    await asyncio.sleep(0.02)
+    simulation.hold(expires_after_s=0.05)
+    assert simulation.clock.held
+    await asyncio.sleep(0.1)
+    assert not simulation.clock.held
+    assert simulation.snapshot().held_ms >= 40
+    await simulation.cancel()
+
+
 async def test_cancel_after_the_end_only_cleans_up(trace: Path) -> None:
     cluster = FakeCluster()
     simulation = await _start(FakeKube(answer=cluster), trace, speed=100.0)

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from simkube.results.model import DriverSummary
 from simkube.results.reading import read_scaling, read_summary
+from simkube.results.summary import driver_summary
 
 pytestmark = pytest.mark.unit
 OLD_SUMMARY = {
@@ -32,6 +34,17 @@ def test_an_old_summary_loads_with_the_new_fields_empty(tmp_path: Path) -> None:
             summary.node_pools) == ("", {}, {}, {})
     assert (summary.groups["general"].instance_type, summary.groups["general"].node_pool) == (
         "", "")
+    assert (summary.driver.achieved_speed, summary.driver.held_seconds) == (None, None)
+
+
+def test_the_achieved_speed_and_held_time_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({**OLD_SUMMARY, "driver": {
+        "events_applied": 3, "achieved_speed": 8.5, "held_seconds": 1.25}}))
+    driver = read_summary(path).driver
+    assert (driver.achieved_speed, driver.held_seconds) == (8.5, 1.25)
+    assert driver_summary({"achieved_speed": 8.5, "held_seconds": 0}) == DriverSummary(
+        achieved_speed=8.5, held_seconds=0.0)
 
 
 def test_old_scaling_rows_have_no_reason(tmp_path: Path) -> None:

@@ -25,6 +25,25 @@ def test_defaults() -> None:
     assert parsed.node_groups is None
     assert parsed.reset_node_groups is True
     assert parsed.paused is False
+    assert parsed.hold_for_autoscaler is True
+    assert parsed.max_hold_s == 2.0
+
+
+def test_the_clock_section_turns_holding_off_and_bounds_a_hold() -> None:
+    parsed = parse_spec(simulation(clock={"holdForAutoscaler": False, "maxHold": "500ms"}))
+    assert (parsed.hold_for_autoscaler, parsed.max_hold_s) == (False, 0.5)
+
+
+@pytest.mark.parametrize(("clock", "words"), [
+    ({"holdForAutoscaler": "no"}, "spec.clock.holdForAutoscaler 'no' must be true or false"),
+    ({"maxHold": "2"}, "spec.clock.maxHold"),
+    ({"maxHold": "0"}, "spec.clock.maxHold"),
+    ({"maxHold": "5m"}, "spec.clock.maxHold '5m' is more than 60s"),
+    ("on", "spec.clock must be a mapping"),
+])
+def test_a_bad_clock_section_is_refused_naming_the_field(clock: Any, words: str) -> None:
+    with pytest.raises(SpecError, match=words):
+        parse_spec(simulation(clock=clock))
 
 
 def test_full_spec() -> None:

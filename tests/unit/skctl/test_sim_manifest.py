@@ -126,3 +126,11 @@ def test_timers_and_seed_go_to_their_sections_and_floors_are_named() -> None:
         "(scheduler takes whole seconds, at least 1.0s of wall time)"]
     slow = RunFlags(name="t", trace=str(TRACE), speed=TimeScale(2))
     assert timer_warnings(from_flags(slow)) == []
+
+
+def test_hold_flags_go_to_the_clock_section_and_are_checked() -> None:
+    simulation = from_flags(RunFlags(name="t", trace=str(TRACE), hold=False, max_hold="1s"))
+    assert simulation["spec"]["clock"] == {"holdForAutoscaler": False, "maxHold": "1s"}
+    assert "clock" not in from_flags(RunFlags(name="t", trace=str(TRACE)))["spec"]
+    with pytest.raises(ConfigError, match=r"spec\.clock\.maxHold"):
+        from_flags(RunFlags(name="t", trace=str(TRACE), max_hold="5m"))

@@ -45,9 +45,11 @@ def test_details_show_every_run(capsys: pytest.CaptureFixture[str],
     monkeypatch.setenv("COLUMNS", "160")  # a wide terminal: rich wraps cells to fit
     print_details(_simulation(
         "nightly", state="Finished", minutes_old=5, completedRuns=2, eventsApplied=19,
-        eventsTotal=19, failures=0, resultsDir="/r/nightly",
+        eventsTotal=19, failures=0, resultsDir="/r/nightly", achievedSpeed=9.42,
+        heldSeconds=3.25, holding="on: each unschedulable pod holds the clock",
         runs=[{"run": 1, "state": "Finished", "eventsApplied": 19, "failures": 0,
-               "startTime": "2026-11-23T07:01:57Z", "endTime": "2026-11-23T07:03:56Z"},
+               "achievedSpeed": 9.5, "heldSeconds": 1.04, "startTime": "2026-11-23T07:01:57Z",
+               "endTime": "2026-11-23T07:03:56Z"},
               {"run": 2, "state": "Failed", "message": "sk-driver refused run 2"}]))
     out = capsys.readouterr().out
     assert "nightly  Finished" in out
@@ -58,6 +60,10 @@ def test_details_show_every_run(capsys: pytest.CaptureFixture[str],
     assert "sk-driver refused run 2" in out
     assert "07:01:57" in out
     assert "07:03:56" in out
+    assert "9.42x trace/wall, 3.2s held for the autoscaler" in out
+    assert "on: each unschedulable pod holds the clock" in out
+    assert "9.5x" in out
+    assert "1.0s" in out
 
 
 def test_every_state_has_a_colour() -> None:

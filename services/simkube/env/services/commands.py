@@ -77,9 +77,11 @@ def address(port: int) -> str:
 
 
 def service_specs(*, env_name: str, layout: Layout, ports: ServicePorts, node_groups: Path,
-                  results: Path, cloudprov: bool = True) -> list[ServiceSpec]:
+                  results: Path, cloudprov: bool = True,
+                  autoscaler_metrics_url: str | None = None) -> list[ServiceSpec]:
     """sk-cloudprov (unless Karpenter provides the nodes: ``cloudprov`` False), sk-driver and
-    sk-ctrl; none needs another to start, so order is free."""
+    sk-ctrl; none needs another to start, so order is free. ``autoscaler_metrics_url``:
+    Cluster Autoscaler's /metrics, where sk-ctrl counts its loops to hold runs' clocks."""
     kubeconfig = f"--kubeconfig={layout.admin_kubeconfig}"
 
     def spec(service: Service, *args: str) -> ServiceSpec:
@@ -100,6 +102,8 @@ def service_specs(*, env_name: str, layout: Layout, ports: ServicePorts, node_gr
              # through this environment's supervisor (env/retiming.py).
              f"--env={env_name}",
              f"--listen={address(ports.ctrl)}",
-             f"--metrics-listen={address(ports.ctrl_metrics)}", "--log-json"),
+             f"--metrics-listen={address(ports.ctrl_metrics)}", "--log-json",
+             *([f"--autoscaler-metrics-url={autoscaler_metrics_url}"]
+               if autoscaler_metrics_url else [])),
     ]
     return specs if cloudprov else specs[1:]

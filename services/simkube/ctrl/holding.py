@@ -1,0 +1,133 @@
+"""Holding a run's trace clock while Cluster Autoscaler reacts to what the replay just did.
+
+At speed 20 one CA loop of 0.1-0.3 s of wall time is 2-6 s of trace time, so a pod the replay
+makes unschedulable waits longer (in trace time) for its node than in the recorded cluster.
+When a pod of the run is newly seen unschedulable (``unschedulable.py``), the holder reads how
+many loops CA has started (``autoscaler_loops.py``), holds sk-driver's clock, and releases it
+once a loop that started after that has finished: CA has seen the pod and asked for a node.
+Triggers during a hold extend it to a loop after the newest one.
+
+Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
+of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;
+unreadable metrics mean no hold (warned once per run); and sk-driver ends a hold by itself
+after ``expires_after`` if this process dies mid-hold. Each release hands the driver's
+``held_ms`` to ``on_held`` (sk-cloudprov's provisioning deadlines move back by it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from simkube.core.logs import get_logger
+from simkube.ctrl.autoscaler_loops import LoopSource, LoopsUnavailableError
+from simkube.ctrl.driving import Driver, DriverError, clock_running
+from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.trace_clock import TraceClock
+
+log = get_logger(__name__)
+POLL_S = 0.03  # between reads of CA's metrics during a hold
+MAX_SHARE = 0.5  # of the run's wall time holds may take: the run goes on at half speed or more
+EXPIRY_MARGIN_S = 3.0  # the driver's own bound, beyond ours
+Warn = Callable[[str, str], Awaitable[None]]  # (reason, message): a Warning Event
+
+
+class Holder:
+    def __init__(self, *, driver: Driver, run: str, loops: LoopSource, clock: TraceClock,
+                 max_hold_s: float, warn: Warn, on_held: Callable[[float], None],
+                 poll_s: float = POLL_S, max_share: float = MAX_SHARE,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._driver, self._run, self._loops, self._clock = driver, run, loops, clock
+        self._max_hold_s, self._poll_s, self._max_share = max_hold_s, poll_s, max_share
+        self._warn, self._on_held, self._monotonic = warn, on_held, monotonic
+        self._triggered = asyncio.Event()
+        self._warned: set[str] = set()
+        self._started = monotonic()
+        self.held_s = 0.0  # the driver's held_ms at the last release
+        self.holds = 0
+        self.capped = 0  # holds that ended at max_hold_s
+
+    def trigger(self) -> None:
+        self._triggered.set()
+
+    async def run(self) -> None:
+        self._started = self._monotonic()
+        while True:
+            await self._triggered.wait()
+            self._triggered.clear()
+            if self.held_s > self._max_share * (self._monotonic() - self._started):
+                log.debug("hold skipped: holds took their share of the run", run=self._run)
+                continue
+            await self._hold()
+
+    async def _target(self) -> int | None:
+        """The count of finished loops that means "a loop that started now has finished"."""
+        try:
+            return (await self._loops.read()).started + 1
+        except LoopsUnavailableError as exc:
+            await self._warn_once("AutoscalerMetricsUnavailable",
+                                  f"the clock is not held for the autoscaler: {exc}")
+            return None
+
+    async def _hold(self) -> None:
+        target = await self._target()
+        if target is None:
+            return
+        expiry = f"{round((self._max_hold_s + EXPIRY_MARGIN_S) * 1000)}ms"
+        try:
+            progress = await self._driver.hold(self._run, expires_after=expiry)
+        except DriverError as exc:  # the run has ended, or the driver is away: no hold
+            log.info("hold refused", run=self._run, error=exc.message)
+            return
+        self._report(progress)
+        self.holds += 1
+        try:
+            reached = await self._wait_for(target)
+        finally:
+            await self._release()
+        if not reached:
+            self.capped += 1
+            await self._warn_once("AutoscalerSlow", f"Cluster Autoscaler did not finish a loop "
+                                  f"within {self._max_hold_s:g}s of a hold; holds stop there")
+
+    async def _wait_for(self, target: int) -> bool:
+        """Until CA has finished loop ``target`` (True) or the hold's bound has passed."""
+        deadline = self._monotonic() + self._max_hold_s
+        last = -1
+        while self._monotonic() < deadline:
+            if self._triggered.is_set():  # a newer pod: wait for a loop that saw it too
+                self._triggered.clear()
+                target = max(target, await self._target() or target)
+            try:
+                counts = await self._loops.read()
+            except LoopsUnavailableError:
+                return False
+            if counts.finished >= target or counts.finished < last:  # done, or CA restarted
+                return True
+            last = counts.finished
+            await asyncio.sleep(self._poll_s)
+        return False
+
+    async def _release(self) -> None:
+        try:
+            progress = await self._driver.release(self._run)
+        except DriverError as exc:  # the driver's expiry ends the hold
+            log.warning("release failed; the driver's expiry ends the hold", run=self._run,
+                        error=exc.message)
+            return
+        self._report(progress)
+        self.held_s = progress.held_ms / 1000
+        self._on_held(self.held_s)
+
+    def _report(self, progress: driver_pb2.SimulationProgress) -> None:
+        self._clock.report(trace_s=progress.trace_time_ms / 1000,
+                           running=clock_running(progress),
+                           length_s=progress.trace_length_ms / 1000)
+
+    async def _warn_once(self, reason: str, message: str) -> None:
+        if reason not in self._warned:
+            self._warned.add(reason)
+            log.warning("holding for the autoscaler", run=self._run, reason=reason,
+                        message=message)
+            await self._warn(reason, message)

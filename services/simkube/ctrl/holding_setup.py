@@ -1,0 +1,96 @@
+"""A run's holding for the autoscaler, set up and torn down around following it.
+
+Whether a run holds at all is decided once, at its start, and written to ``status.holding``
+with the reason when it does not: the Simulation turned it off (``spec.clock``), or sk-ctrl
+has no autoscaler metrics to read (no ``--autoscaler-metrics-url``: no Cluster Autoscaler in
+the environment, or Karpenter, which counts no loops). While it holds, three tasks run: the
+watch of unschedulable pods, the holder, and the publisher of the held time into the run's
+ConfigMap, where sk-cloudprov moves its provisioning deadlines back by it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from simkube.cloudprov.config import CloudConfig
+from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient, merge_patch
+from simkube.core.logs import get_logger
+from simkube.ctrl.context import SimulationContext
+from simkube.ctrl.holding import Holder
+from simkube.ctrl.unschedulable import UnschedulableWatch
+from simkube.simulation.run_configmap import RUN_CONFIGMAP, held_data
+from simkube.simulation.spec import SimulationSpec
+
+log = get_logger(__name__)
+PUBLISH_INTERVAL_S = 0.2  # the latest held time goes out at most this often
+
+
+def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, str]:
+    """Whether this run holds, and the sentence ``status.holding`` shows."""
+    if not spec.hold_for_autoscaler:
+        return False, "off: spec.clock.holdForAutoscaler is false"
+    if ctx.deps.loops is None:
+        return False, ("off: sk-ctrl has no --autoscaler-metrics-url (no Cluster Autoscaler, "
+                       "or Karpenter, which counts no loops)")
+    return True, (f"on: each unschedulable pod holds the clock until Cluster Autoscaler "
+                  f"finishes a loop, at most {spec.max_hold_s:g}s")
+
+
+class HeldPublisher:
+    """The run's held seconds into its ConfigMap; the latest value wins, failures only log."""
+
+    def __init__(self, *, kube: KubeClient, namespace: str) -> None:
+        self._kube, self._namespace = kube, namespace
+        self._value: float | None = None
+        self._wake = asyncio.Event()
+
+    def update(self, held_s: float) -> None:
+        self._value = held_s
+        self._wake.set()
+
+    async def run(self) -> None:
+        path = CONFIG_MAPS.path(namespace=self._namespace, name=RUN_CONFIGMAP)
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._value is None:
+                continue
+            try:
+                await merge_patch(self._kube, path, {"data": held_data(held_s=self._value)})
+            except ApiError as exc:  # 404: no sk-cloudprov here; else the next hold retries
+                log.debug("held time not published", error=str(exc))
+            await asyncio.sleep(PUBLISH_INTERVAL_S)
+
+
+@contextlib.asynccontextmanager
+async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
+                  config: CloudConfig | None) -> AsyncIterator[Holder | None]:
+    """Hold run ``run``'s clock for the autoscaler while inside; the holder, or None."""
+    on, sentence = holding_status(ctx, spec)
+    await ctx.writer.write(holding=sentence)
+    if not on or ctx.deps.loops is None:
+        yield None
+        return
+    publisher = (HeldPublisher(kube=ctx.deps.kube, namespace=config.namespace)
+                 if config is not None else None)
+
+    async def warn(reason: str, message: str) -> None:
+        await ctx.emit(reason, f"run {run}: {message}", warning=True)
+    holder = Holder(driver=ctx.deps.driver, run=run, loops=ctx.deps.loops, clock=ctx.clock,
+                    max_hold_s=spec.max_hold_s, warn=warn,
+                    on_held=publisher.update if publisher else lambda _held: None)
+    watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
+                               on_new=holder.trigger)
+    tasks = [asyncio.create_task(watch.run()), asyncio.create_task(holder.run())]
+    if publisher is not None:
+        tasks.append(asyncio.create_task(publisher.run()))
+    try:
+        yield holder
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        log.info("holding ended", run=run, holds=holder.holds, capped=holder.capped,
+                 held_s=round(holder.held_s, 3))

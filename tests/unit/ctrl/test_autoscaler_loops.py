@@ -1,0 +1,48 @@
+"""Reading Cluster Autoscaler's loop counters from its Prometheus page."""
+
+from __future__ import annotations
+
+import pytest
+
+from simkube.ctrl.autoscaler_loops import (
+    AutoscalerMetrics,
+    LoopCounts,
+    LoopsUnavailableError,
+    parse_loop_counts,
+)
+
+pytestmark = pytest.mark.unit
+
+PAGE = """# HELP cluster_autoscaler_function_duration_seconds Time taken by various parts of CA
+# TYPE cluster_autoscaler_function_duration_seconds histogram
+cluster_autoscaler_function_duration_seconds_bucket{function="main",le="0.01"} 3
+cluster_autoscaler_function_duration_seconds_sum{function="main"} 1.5
+cluster_autoscaler_function_duration_seconds_count{function="main"} 41
+cluster_autoscaler_function_duration_seconds_count{function="loopWait"} 42
+cluster_autoscaler_function_duration_seconds_count{function="scaleUp"} 7
+cluster_autoscaler_nodes_count{state="ready"} 3
+"""
+
+
+def test_the_two_counters_are_read_and_the_rest_ignored() -> None:
+    assert parse_loop_counts(PAGE) == LoopCounts(started=42, finished=41)
+
+
+def test_a_fresh_autoscaler_has_counted_nothing() -> None:
+    assert parse_loop_counts("cluster_autoscaler_nodes_count 3\n") == LoopCounts(
+        started=0, finished=0)
+
+
+def test_a_garbled_counter_is_refused() -> None:
+    with pytest.raises(LoopsUnavailableError, match="is not a number"):
+        parse_loop_counts('cluster_autoscaler_function_duration_seconds_count{function="main"}'
+                          " many\n")
+
+
+async def test_an_unreachable_autoscaler_is_unavailable() -> None:
+    metrics = AutoscalerMetrics(url="http://127.0.0.1:9/metrics", timeout=0.2)
+    try:
+        with pytest.raises(LoopsUnavailableError, match=r"127\.0\.0\.1:9"):
+            await metrics.read()
+    finally:
+        await metrics.close()

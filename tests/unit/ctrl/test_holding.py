@@ -1,0 +1,168 @@
+"""Holding a run's clock until Cluster Autoscaler has finished a loop that saw the new pod,
+and every bound that keeps a slow, stuck or absent autoscaler from stalling the run."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from simkube.core.simtime import TimeScale
+from simkube.ctrl.autoscaler_loops import LoopCounts
+from simkube.ctrl.holding import Holder
+from simkube.simulation.trace_clock import TraceClock
+from tests.unit.ctrl.fakes import PAUSED, FakeDriver, FakeLoops, progress
+
+pytestmark = pytest.mark.unit
+RUN = "shop-r1"
+
+
+class Setup:
+    def __init__(self, *, max_hold_s: float = 1.0, max_share: float = 0.5) -> None:
+        self.driver = FakeDriver()
+        self.driver.known[RUN] = progress(RUN, trace_ms=4_000)
+        self.loops = FakeLoops()
+        self.clock = TraceClock(scale=TimeScale(20))
+        self.warnings: list[tuple[str, str]] = []
+        self.published: list[float] = []
+
+        async def warn(reason: str, message: str) -> None:
+            self.warnings.append((reason, message))
+        self.holder = Holder(driver=self.driver, run=RUN, loops=self.loops, clock=self.clock,
+                             max_hold_s=max_hold_s, warn=warn, on_held=self.published.append,
+                             poll_s=0.005, max_share=max_share)
+
+    async def trigger_and_settle(self, *, wait: float = 0.1) -> None:
+        self.holder.trigger()
+        await asyncio.sleep(wait)
+
+
+async def running(setup: Setup) -> asyncio.Task[None]:
+    task = asyncio.create_task(setup.holder.run())
+    await asyncio.sleep(0)
+    return task
+
+
+async def test_a_hold_lasts_until_a_loop_that_started_after_the_trigger_has_finished() -> None:
+    setup = Setup()
+    # The loop running at the trigger (started 5, finished 4) ends: not enough; then loop 6.
+    def step(loops: FakeLoops) -> None:
+        if loops.reads == 3:
+            loops.counts = LoopCounts(started=5, finished=5)
+        if loops.reads == 6:
+            assert setup.driver.known[RUN].held  # still held after loop 5 finished
+            loops.counts = LoopCounts(started=6, finished=6)
+    setup.loops.step = step
+    task = await running(setup)
+    await setup.trigger_and_settle()
+    task.cancel()
+    assert setup.driver.called("hold") == [RUN]
+    assert setup.driver.called("release") == [RUN]
+    assert not setup.driver.known[RUN].held
+    assert setup.loops.reads == 6  # released at the read that saw loop 6 finish
+    assert setup.holder.holds == 1
+    assert setup.holder.capped == 0
+    assert setup.published == [setup.holder.held_s]
+    assert setup.driver.expiries == ["4000ms"]  # max_hold + the driver's margin
+    assert setup.warnings == []
+
+
+async def test_the_trace_clock_stands_still_while_held() -> None:
+    setup = Setup()
+    setup.clock.report(trace_s=4.0, running=True)
+    setup.loops.finish_loop_after(10)
+    task = asyncio.create_task(setup.holder.run())
+    setup.holder.trigger()
+    await asyncio.sleep(0.02)
+    assert setup.driver.known[RUN].held
+    frozen = setup.clock.now()
+    await asyncio.sleep(0.02)
+    assert setup.clock.now() == frozen == 4.0
+    await asyncio.sleep(0.1)
+    task.cancel()
+    assert setup.clock.now() > 4.0  # running again after the release
+
+
+async def test_a_stuck_autoscaler_is_bounded_by_max_hold_and_warned_once() -> None:
+    setup = Setup(max_hold_s=0.05, max_share=10)
+    task = await running(setup)
+    await setup.trigger_and_settle()
+    await setup.trigger_and_settle()
+    task.cancel()
+    assert setup.holder.holds == 2
+    assert setup.holder.capped == 2
+    assert not setup.driver.known[RUN].held
+    assert [reason for reason, _ in setup.warnings] == ["AutoscalerSlow"]
+
+
+async def test_holds_stop_once_they_took_their_share_of_the_run() -> None:
+    setup = Setup(max_hold_s=0.05, max_share=0.1)
+    task = await running(setup)
+    for _ in range(4):
+        await setup.trigger_and_settle(wait=0.06)
+    task.cancel()
+    assert setup.holder.holds < 4  # later triggers found the share used up
+
+
+async def test_unreadable_metrics_mean_no_hold_and_one_warning() -> None:
+    setup = Setup()
+    setup.loops.down = True
+    task = await running(setup)
+    await setup.trigger_and_settle(wait=0.02)
+    await setup.trigger_and_settle(wait=0.02)
+    task.cancel()
+    assert setup.driver.called("hold") == []
+    assert [reason for reason, _ in setup.warnings] == ["AutoscalerMetricsUnavailable"]
+
+
+async def test_a_trigger_during_a_hold_extends_it_to_a_later_loop() -> None:
+    setup = Setup()
+    def step(loops: FakeLoops) -> None:
+        if loops.reads == 2:  # a loop started after the first trigger; a second pod arrives
+            loops.counts = LoopCounts(started=6, finished=5)
+            setup.holder.trigger()
+        if loops.reads == 5:
+            loops.counts = LoopCounts(started=7, finished=6)  # saw the first pod only
+        if loops.reads == 8:
+            loops.counts = LoopCounts(started=7, finished=7)  # saw the second
+    setup.loops.step = step
+    task = await running(setup)
+    await setup.trigger_and_settle()
+    task.cancel()
+    assert setup.holder.holds == 1
+    assert setup.loops.reads == 8
+
+
+async def test_an_autoscaler_restart_ends_the_hold() -> None:
+    setup = Setup()
+    def step(loops: FakeLoops) -> None:
+        if loops.reads == 3:
+            loops.counts = LoopCounts(started=0, finished=0)  # counters reset
+    setup.loops.step = step
+    task = await running(setup)
+    await setup.trigger_and_settle()
+    task.cancel()
+    assert setup.holder.capped == 0
+    assert not setup.driver.known[RUN].held
+
+
+async def test_a_paused_run_is_held_and_stays_paused_after_the_release() -> None:
+    setup = Setup()
+    setup.driver.known[RUN] = progress(RUN, PAUSED)
+    setup.loops.finish_loop_after(2)
+    task = await running(setup)
+    await setup.trigger_and_settle()
+    task.cancel()
+    assert setup.driver.known[RUN].state == PAUSED
+    assert setup.driver.called("release") == [RUN]
+    assert setup.driver.called("resume") == []
+
+
+async def test_an_ended_run_is_not_held() -> None:
+    setup = Setup()
+    setup.driver.known[RUN] = progress(RUN, 4)  # SUCCEEDED
+    task = await running(setup)
+    await setup.trigger_and_settle(wait=0.02)
+    task.cancel()
+    assert setup.holder.holds == 0
+    assert setup.driver.called("release") == []

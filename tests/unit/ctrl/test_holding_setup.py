@@ -1,0 +1,75 @@
+"""A run's holding decided, shown in status, wired around following, its time published."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from simkube.core.kubeapi import CONFIG_MAPS, PODS
+from simkube.ctrl.holding_setup import HeldPublisher, holding, holding_status
+from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunKey
+from tests.support.fake_api import FakeApi
+from tests.unit.ctrl.fakes import (
+    FakeDriver,
+    FakeLoops,
+    context,
+    progress,
+    simulation,
+    status_writes,
+)
+from tests.unit.ctrl.test_unschedulable import pod
+
+pytestmark = pytest.mark.unit
+
+
+def test_the_status_says_whether_runs_hold_and_why_not(tmp_path: Path) -> None:
+    api, driver = FakeApi(), FakeDriver()
+    off = context(api, driver, tmp_path)
+    assert holding_status(off, off.spec()) == (
+        False, "off: sk-ctrl has no --autoscaler-metrics-url (no Cluster Autoscaler, or "
+        "Karpenter, which counts no loops)")
+    turned_off = context(api, driver, tmp_path, loops=FakeLoops(),
+                         sim=simulation(spec={"clock": {"holdForAutoscaler": False}}))
+    assert holding_status(turned_off, turned_off.spec())[1] == (
+        "off: spec.clock.holdForAutoscaler is false")
+    on = context(api, driver, tmp_path, loops=FakeLoops(),
+                 sim=simulation(spec={"clock": {"maxHold": "1500ms"}}))
+    assert holding_status(on, on.spec())[1].endswith("at most 1.5s")
+
+
+async def test_an_unschedulable_pod_of_the_run_holds_its_clock(tmp_path: Path) -> None:
+    api = FakeApi(lists={PODS.path(): [pod("a")]})
+    driver = FakeDriver()
+    driver.known["shop-r1"] = progress("shop-r1")
+    loops = FakeLoops()
+    loops.finish_loop_after(3)
+    ctx = context(api, driver, tmp_path, loops=loops)
+    async with holding(ctx, spec=ctx.spec(), run="shop-r1", config=None) as holder:
+        assert holder is not None
+        await asyncio.sleep(0.2)
+    assert driver.called("hold") == driver.called("release") == ["shop-r1"]
+    assert status_writes(api)[0]["holding"].startswith("on:")
+
+
+async def test_without_metrics_nothing_is_watched_or_held(tmp_path: Path) -> None:
+    api, driver = FakeApi(lists={PODS.path(): [pod("a")]}), FakeDriver()
+    ctx = context(api, driver, tmp_path)
+    async with holding(ctx, spec=ctx.spec(), run="shop-r1", config=None) as holder:
+        assert holder is None
+        await asyncio.sleep(0.01)
+    assert ("GET", PODS.path()) not in api.requests
+    assert driver.called("hold") == []
+
+
+async def test_the_held_time_is_merged_into_the_run_configmap_latest_first() -> None:
+    api = FakeApi()
+    publisher = HeldPublisher(kube=api, namespace="sk")  # type: ignore[arg-type]
+    task = asyncio.create_task(publisher.run())
+    publisher.update(0.5)
+    publisher.update(1.25)  # before the first write: only the latest goes out
+    await asyncio.sleep(0.05)
+    task.cancel()
+    path = CONFIG_MAPS.path(namespace="sk", name=RUN_CONFIGMAP)
+    assert api.sent("PATCH", path) == [{"data": {RunKey.HELD: "1.25"}}]

@@ -1,0 +1,44 @@
+"""Which pods trigger a hold: a run's pods, newly seen unschedulable, each once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from simkube.ctrl.unschedulable import UNBOUND_PENDING, UnschedulableWatch, unschedulable
+from tests.support.fake_api import FakeApi
+
+pytestmark = pytest.mark.unit
+
+
+def pod(uid: str, *, namespace: str = "virtual-shop", reason: str = "Unschedulable",
+        status: str = "False") -> dict[str, Any]:
+    return {"metadata": {"uid": uid, "namespace": namespace, "name": uid},
+            "status": {"conditions": [{"type": "PodScheduled", "status": status,
+                                       "reason": reason}]}}
+
+
+def test_only_the_schedulers_unschedulable_verdict_counts() -> None:
+    assert unschedulable(pod("a"))
+    assert not unschedulable(pod("a", status="True", reason=""))
+    assert not unschedulable(pod("a", reason="SchedulingGated"))
+    assert not unschedulable({"metadata": {}, "status": {}})
+
+
+def test_each_pod_triggers_once_and_only_in_the_runs_namespaces() -> None:
+    fired: list[int] = []
+    watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
+                               on_new=lambda: fired.append(1))
+    assert watch.watch._query == {"fieldSelector": UNBOUND_PENDING}
+    watch._listed([pod("a"), pod("x", namespace="default")])
+    assert len(fired) == 1
+    watch._listed([pod("a")])  # a re-list: nothing new
+    watch._changed("MODIFIED", pod("a"))  # still the same pod
+    watch._changed("ADDED", pod("y", namespace="virtualx-shop"))
+    assert len(fired) == 1
+    watch._changed("MODIFIED", pod("b"))
+    assert len(fired) == 2
+    watch._changed("DELETED", pod("b"))  # bound: out of the selector
+    watch._changed("MODIFIED", pod("b"))  # unschedulable again: new again
+    assert len(fired) == 3
