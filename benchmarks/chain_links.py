@@ -3,24 +3,32 @@
 ``ChainWatch`` lists and watches the app's pods, the Nodes, Cluster Autoscaler's Events and
 the node groups' Deployments (sk-cloudprov's IncreaseSize raises their replicas), and keeps
 the first wall time of each link of the first scale-up: the earliest pod of the app created,
-the first of its pods marked Unschedulable, CA's first ``TriggeredScaleUp``, the first raise of
-a group's replicas, the first Node that was not there at the start, that Node Ready, the first
-pod bound to it, and that pod Running. Wall stamps are taken when the watch event arrives, so
-each link includes the watch's own delivery (milliseconds on loopback), as any observer's would.
+the first of its pods marked Unschedulable, the first raise of a group's replicas (CA's plan
+carried out), CA's first ``TriggeredScaleUp`` Event (posted after it), the first Node that
+was not there at the start, that Node Ready, the first pod bound to it, and that pod Running.
+Stamps are taken when the watch event arrives, so each link includes the watch's own delivery
+(milliseconds on loopback), as any observer's would. Each link gets a wall stamp and, from
+``trace_now`` (sk-driver's own clock, asked as the link is seen), a trace stamp: wall time
+times the speed would count time the run's clock was held for the autoscaler.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from simkube.cloudprov.naming import GROUP_LABEL
 from simkube.core.kubeapi import DEPLOYMENTS, EVENTS, NODES, PODS, KubeClient, ListWatch
 from simkube.results.autoscaler_events import COMPONENT
 
-LINKS = ("created", "unschedulable", "planned", "increased", "node_created", "node_ready",
-         "bound", "running")
+# In the order they happen: CA carries out its plan (IncreaseSize) before it posts the
+# TriggeredScaleUp Event that announces it, so the Event is reported beside the chain.
+LINKS = ("created", "unschedulable", "increased", "node_created", "node_ready", "bound",
+         "running")
+ANNOUNCED = "announced"
 Object = dict[str, Any]
 
 
@@ -32,8 +40,12 @@ def _condition(obj: Object, kind: str) -> Object:
 
 
 class ChainWatch:
-    def __init__(self, *, kube: KubeClient, app: str) -> None:
+    def __init__(self, *, kube: KubeClient, app: str,
+                 trace_now: Callable[[], Awaitable[float | None]]) -> None:
         self._at: dict[str, float] = {}
+        self._trace_at: dict[str, float] = {}
+        self._trace_now = trace_now
+        self._asking: set[asyncio.Task[None]] = set()
         self._known_nodes: set[str] = set()
         self._new_node: str | None = None
         self._bound_pod: str | None = None
@@ -63,28 +75,34 @@ class ChainWatch:
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._asking, return_exceptions=True)
 
     def links(self, *, speed: float, held_wall_s: float) -> dict[str, Any]:
-        """Each link's wall seconds after the pod was created, the trace seconds of each step
-        (from the link before), and what was missed."""
-        created = self._at.get("created")
-        wall = {link: (None if created is None or link not in self._at
-                       else round(self._at[link] - created, 3)) for link in LINKS}
+        """Each link's wall and trace seconds after the pod was created, the trace seconds
+        of each step (from the link before), and what was missed."""
+        names = (*LINKS, ANNOUNCED)
+        wall = _since(self._at, names)
+        trace = _since(self._trace_at, names)
         steps: dict[str, float | None] = {}
-        previous: float | None = 0.0
-        for link in LINKS[1:]:
-            now = wall[link]
-            steps[link] = (None if now is None or previous is None
-                           else round((now - previous) * speed, 2))
-            previous = now
-        return {"wall_s": wall, "steps_trace_s": steps,
-                "total_trace_s": None if wall["running"] is None
-                else round(float(wall["running"]) * speed, 2),
-                "held_s": held_wall_s, "missed": [link for link in LINKS if wall[link] is None]}
+        for before, link in itertools.pairwise(LINKS):
+            now, then = trace[link], trace[before]
+            steps[link] = None if now is None or then is None else round(now - then, 2)
+        return {"wall_s": wall, "trace_s": trace, "steps_trace_s": steps,
+                "total_trace_s": trace["running"], "speed": speed, "held_s": held_wall_s,
+                "missed": [link for link in names if wall[link] is None]}
 
     def _mark(self, link: str) -> None:
-        self._at.setdefault(link, time.monotonic())
+        if link in self._at:
+            return
+        self._at[link] = time.monotonic()
+        task = asyncio.get_running_loop().create_task(self._stamp_trace(link))
+        self._asking.add(task)
+        task.add_done_callback(self._asking.discard)
+
+    async def _stamp_trace(self, link: str) -> None:
+        now = await self._trace_now()
+        if now is not None:
+            self._trace_at[link] = now
 
     def _nodes_listed(self, items: list[Object]) -> None:
         self._known_nodes = {str(item["metadata"]["name"]) for item in items}
@@ -132,4 +150,11 @@ class ChainWatch:
 
     def _event(self, kind: str, obj: Object) -> None:
         if kind != "DELETED" and obj.get("reason") == "TriggeredScaleUp":
-            self._mark("planned")
+            self._mark(ANNOUNCED)
+
+
+def _since(stamps: dict[str, float], names: tuple[str, ...]) -> dict[str, float | None]:
+    """Each stamp's seconds after the pod's creation (None: not seen)."""
+    created = stamps.get("created")
+    return {name: (None if created is None or name not in stamps
+                   else round(stamps[name] - created, 3)) for name in names}

@@ -8,13 +8,15 @@ trace time. This benchmark measures each link so that docs/fidelity.md can say w
 
 It replays a small trace (a Deployment whose pods fit two to a ``large`` node, created 5 s in)
 with the real CA at each speed, in one environment, and watches from outside with wall-clock
-stamps: pod created → ``Unschedulable`` → CA's ``TriggeredScaleUp`` Event (its plan) → the
-node group's Deployment raised (IncreaseSize) → Node created → Ready → pod bound → Running.
-Trace time is wall time times the speed from the pod's creation; ``held_s`` is the wall time
-the run's clock was held for the autoscaler (docs/simulated-time.md), which that conversion
-counts as trace time though the replay's clock stood still.
-Settings: ``SIMKUBE_CHAIN_SPEEDS`` (default ``1,20``); the CA binary as for the fidelity
-benchmark. Without a CA binary it prints one line saying so.
+stamps: pod created → ``Unschedulable`` → the node group's Deployment raised (CA's plan
+carried out: IncreaseSize) → Node created → Ready → pod bound → Running, and CA's
+``TriggeredScaleUp`` Event beside them (CA posts it after IncreaseSize).
+Trace stamps come from sk-driver's replay clock, asked as each link is seen (so time the
+run's clock was held for the autoscaler, ``held_s`` of wall time, is not counted;
+docs/simulated-time.md).
+Settings: ``SIMKUBE_CHAIN_SPEEDS`` (default ``1,20``), ``SIMKUBE_CHAIN_HOLD=0`` for runs that
+do not hold the clock, ``SIMKUBE_CHAIN_CREATE_AT`` (trace seconds, default 5); the CA binary
+as for the fidelity benchmark. Without a CA binary it prints one line saying so.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import grpc
 
 from benchmarks.chain_links import LINKS, ChainWatch
 from benchmarks.fidelity_replay import SKCTL, skctl
@@ -35,11 +39,13 @@ from simkube.core.errors import EnvironmentStateError
 from simkube.core.kubeapi import KubeClient
 from simkube.env.autoscalers.cluster_autoscaler import resolve
 from simkube.env.services.commands import DEFAULT_NODE_GROUPS
+from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc
 from simkube.trace import Trace, TraceEvent, TraceHeader, write_trace
 
 APP = "chain-burst"
 START_MS = 1_700_000_000_000
-CREATE_AT_MS = 5_000
+CREATE_AT_MS = int(float(os.environ.get("SIMKUBE_CHAIN_CREATE_AT", "5")) * 1000)
+HOLD = "--no-hold" if os.environ.get("SIMKUBE_CHAIN_HOLD", "1") == "0" else "--hold"
 DURATION_S = 150  # provisioning is 60 s ± 15 s of trace, Ready 10 s later
 
 
@@ -63,20 +69,34 @@ def _trace(path: Path) -> Path:
     return path
 
 
+def _driver_clock(channel: grpc.aio.Channel) -> Callable[[], Awaitable[float | None]]:
+    """The trace time of the replay sk-driver is running now (None when none is)."""
+    stub = driver_pb2_grpc.DriverStub(channel)
+
+    async def trace_now() -> float | None:
+        reply = await stub.ListSimulations(driver_pb2.ListSimulationsRequest(), timeout=2.0)
+        live = [p for p in reply.simulations
+                if p.state == driver_pb2.SimulationState.SIMULATION_STATE_RUNNING]
+        return live[0].trace_time_ms / 1000 if live else None
+    return trace_now
+
+
 async def _measure(env: str, trace: Path, *, speed: float) -> dict[str, Any]:
-    kubeconfig = Path(skctl("env", "kubeconfig", "--name", env).strip())
-    kube = await KubeClient.connect(kubeconfig=kubeconfig)
+    status = json.loads(skctl("env", "status", "--name", env, "--json"))
+    kube = await KubeClient.connect(kubeconfig=Path(status["kubeconfig"]))
+    channel = grpc.aio.insecure_channel(status["driver"])
     name = f"chain-x{speed:g}".replace(".", "-")
     try:
-        watch = ChainWatch(kube=kube, app=APP)
+        watch = ChainWatch(kube=kube, app=APP, trace_now=_driver_clock(channel))
         await watch.start()
         await asyncio.to_thread(
             skctl, "run", "--env", env, "--name", name, "--trace", str(trace), "--speed",
-            f"{speed:g}", "--duration", f"{DURATION_S}s", "--seed", "1", "--wait",
+            f"{speed:g}", "--duration", f"{DURATION_S}s", "--seed", "1", "--wait", HOLD,
             "--timeout", "900", timeout=1000, show=True)
         await watch.stop()
     finally:
         await kube.close()
+        await channel.close()
     status = json.loads(skctl("status", name, "--env", env, "--json"))["status"]
     runs = status.get("runs") or [{}]
     held = float(runs[-1].get("heldSeconds") or 0.0)

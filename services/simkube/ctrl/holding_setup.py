@@ -1,7 +1,8 @@
 """A run's holding for the autoscaler, set up and torn down around following it.
 
 Whether a run holds at all is decided once, at its start, and written to ``status.holding``
-with the reason when it does not: the Simulation turned it off (``spec.clock``), or sk-ctrl
+with the reason when it does not: the Simulation turned it off (``spec.clock``), the run is
+not faster than real time (at speed 1 CA's latency is production's own), or sk-ctrl
 has no autoscaler metrics to read (no ``--autoscaler-metrics-url``: no Cluster Autoscaler in
 the environment, or Karpenter, which counts no loops). While it holds, three tasks run: the
 watch of unschedulable pods, the holder, and the publisher of the held time into the run's
@@ -31,6 +32,10 @@ def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, 
     """Whether this run holds, and the sentence ``status.holding`` shows."""
     if not spec.hold_for_autoscaler:
         return False, "off: spec.clock.holdForAutoscaler is false"
+    if not spec.scale.faster_than_real_time:
+        # The autoscaler's wall-clock latency is production's own at speed 1 (the ground
+        # truth has it too), and below 1 it is shorter in trace time than production's.
+        return False, "off: the run is not faster than real time"
     if ctx.deps.loops is None:
         return False, ("off: sk-ctrl has no --autoscaler-metrics-url (no Cluster Autoscaler, "
                        "or Karpenter, which counts no loops)")

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.unit
 
 def test_the_status_says_whether_runs_hold_and_why_not(tmp_path: Path) -> None:
     api, driver = FakeApi(), FakeDriver()
-    off = context(api, driver, tmp_path)
+    off = context(api, driver, tmp_path, sim=simulation(spec={"speed": 20}))
     assert holding_status(off, off.spec()) == (
         False, "off: sk-ctrl has no --autoscaler-metrics-url (no Cluster Autoscaler, or "
         "Karpenter, which counts no loops)")
@@ -34,8 +34,11 @@ def test_the_status_says_whether_runs_hold_and_why_not(tmp_path: Path) -> None:
                          sim=simulation(spec={"clock": {"holdForAutoscaler": False}}))
     assert holding_status(turned_off, turned_off.spec())[1] == (
         "off: spec.clock.holdForAutoscaler is false")
+    real_time = context(api, driver, tmp_path, loops=FakeLoops(), sim=simulation())
+    assert holding_status(real_time, real_time.spec()) == (
+        False, "off: the run is not faster than real time")
     on = context(api, driver, tmp_path, loops=FakeLoops(),
-                 sim=simulation(spec={"clock": {"maxHold": "1500ms"}}))
+                 sim=simulation(spec={"speed": 20, "clock": {"maxHold": "1500ms"}}))
     assert holding_status(on, on.spec())[1].endswith("at most 1.5s")
 
 
@@ -45,7 +48,7 @@ async def test_an_unschedulable_pod_of_the_run_holds_its_clock(tmp_path: Path) -
     driver.known["shop-r1"] = progress("shop-r1")
     loops = FakeLoops()
     loops.finish_loop_after(3)
-    ctx = context(api, driver, tmp_path, loops=loops)
+    ctx = context(api, driver, tmp_path, loops=loops, sim=simulation(spec={"speed": 20}))
     async with holding(ctx, spec=ctx.spec(), run="shop-r1", config=None) as holder:
         assert holder is not None
         await asyncio.sleep(0.2)
