@@ -1,18 +1,18 @@
 """Replay fidelity against a ground truth: how fast can a replay run and still tell the truth?
 
 ``python -m benchmarks fidelity`` (part of ``make bench``) brings up a fresh environment with
-the services and Cluster Autoscaler (``skctl env up --services --autoscaler``), sets every
-timer to its production value at speed 1 (``simkube.env.retiming``), and runs a workload
-(``fidelity_workload``) in real time while sk-tracer records it and the results recorder
-measures it: the ground truth. The recording is then replayed as Simulations at each speed,
-R times each, and every run is compared with the truth on the trace-time axis
-(``fidelity_figures``). JSON lines on stdout, progress on stderr; the environment goes down at
-the end, also on failure. Settings: ``fidelity_settings`` (``SIMKUBE_FIDELITY_*``).
+the services and an autoscaler (``fidelity_autoscaler``: Cluster Autoscaler, or Karpenter with
+``SIMKUBE_FIDELITY_AUTOSCALER=karpenter``), sets every timer to its production value at speed
+1 (``simkube.env.retiming``), and runs a workload (``fidelity_workload``) in real time while
+sk-tracer records it and the results recorder measures it: the ground truth. The recording is
+then replayed as Simulations at each speed, R times each, and every run is compared with the
+truth on the trace-time axis (``fidelity_figures``). JSON lines on stdout, progress on stderr;
+the environment goes down at the end, also on failure. Settings: ``fidelity_settings``
+(``SIMKUBE_FIDELITY_*``).
 
-Without a Cluster Autoscaler binary (``$SIMKUBE_CLUSTER_AUTOSCALER`` or the binary cache) it
-prints one line saying so and stops: nodes that cannot scale would make every figure
-meaningless. Every line names the autoscaler and its version. Method and results:
-docs/fidelity.md.
+Without the autoscaler's binary it prints one line saying so and stops: nodes that cannot
+scale would make every figure meaningless. Every line names the autoscaler and its version.
+Method and results: docs/fidelity.md.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from benchmarks import fidelity_figures as figures
 from benchmarks import fidelity_settings
+from benchmarks.fidelity_autoscaler import Autoscaler, prepare
 from benchmarks.fidelity_plot import draw
 from benchmarks.fidelity_replay import SKCTL, ReplayError, replay, skctl
 from benchmarks.fidelity_truth import Tracer, record_truth
@@ -40,13 +41,11 @@ from simkube.core.errors import EnvironmentStateError
 from simkube.core.logs import configure_logging
 from simkube.core.simtime import REAL_TIME
 from simkube.env import retiming
-from simkube.env.autoscalers.cluster_autoscaler import NAME as AUTOSCALER
-from simkube.env.autoscalers.cluster_autoscaler import resolve
 from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 from simkube.results import load_run
 
 console = Console(stderr=True, soft_wrap=True)
-DOCS_PLOT = Path(__file__).resolve().parents[1] / "docs" / "fidelity-error.png"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 @contextlib.contextmanager
@@ -93,7 +92,8 @@ def _truth(env: str, work: Path, settings: fidelity_settings.Settings) -> dict[s
 
 
 def _replays(env: str, work: Path, settings: fidelity_settings.Settings,
-             label: dict[str, Any]) -> Iterator[dict[str, Any]]:
+             autoscaler: Autoscaler) -> Iterator[dict[str, Any]]:
+    label = autoscaler.label
     truth = load_run(work / "truth" / "run-1")
     yield {**label, "figure": "fidelity.truth", **figures.headlines(truth),
            "timers": list(settings.timers) or "production defaults",
@@ -126,7 +126,7 @@ def _replays(env: str, work: Path, settings: fidelity_settings.Settings,
     yield {**label, "figure": "fidelity.highest_speed", "value": best, "first_miss": missed,
            "limits_pct": {name: limit * 100 for name, limit in figures.LIMITS.items()},
            "speeds": list(settings.speeds), "repetitions": settings.repetitions}
-    plot = DOCS_PLOT if settings.write_docs else work / "fidelity-error.png"
+    plot = (DOCS if settings.write_docs else work) / autoscaler.plot_name
     title = (f"{label['autoscaler']} {label['autoscaler_version']}: "
              f"{settings.minutes:g}-minute workload, worst of {settings.repetitions}")
     yield {**label, "figure": "fidelity.plot",
@@ -135,28 +135,30 @@ def _replays(env: str, work: Path, settings: fidelity_settings.Settings,
 
 def run() -> Iterator[dict[str, Any]]:
     configure_logging()  # the retiming and the recorder log in this process: to stderr
-    label: dict[str, Any] = {"autoscaler": AUTOSCALER, "autoscaler_version": None}
-    try:
-        binary = resolve(None)
-        label["autoscaler_version"] = binary.version
+    label: dict[str, Any] = {"autoscaler": None, "autoscaler_version": None}
+    try:  # which autoscaler first, so that even a wrong setting's line names it
+        kind = fidelity_settings.autoscaler(os.environ)
+        label["autoscaler"] = kind.value
+        autoscaler = prepare(kind)
+        label = autoscaler.label
         settings = fidelity_settings.from_environ(os.environ)
     except (EnvironmentStateError, fidelity_settings.SettingsError) as exc:
         yield {**label, "figure": "fidelity", "ran": False, "reason": str(exc)}
         return
-    if binary.warning:
-        console.print(f"[yellow]warning:[/] {binary.warning}")
+    if autoscaler.warning:
+        console.print(f"[yellow]warning:[/] {autoscaler.warning}")
     env = f"bench-fid-{os.getpid()}"
-    work = Path(tempfile.mkdtemp(prefix="simkube-fidelity-"))
+    work = Path(tempfile.mkdtemp(prefix=f"simkube-fidelity-{kind.value}-"))
     console.print(f"fidelity benchmark: trace, truth and plot in {work}", soft_wrap=True)
     started = time.monotonic()
     try:
-        skctl("env", "up", "--name", env, "--services", "--autoscaler", "--autoscaler-binary",
-              str(binary.path), "--node-groups", str(DEFAULT_NODE_GROUPS), show=True)
+        skctl("env", "up", "--name", env, "--services", *autoscaler.up_args,
+              "--node-groups", str(DEFAULT_NODE_GROUPS), show=True)
         truth = _truth(env, work, settings)
         yield {**label, "figure": "fidelity.setup", "minutes": settings.minutes,
                "speeds": list(settings.speeds), "repetitions": settings.repetitions,
-               "workdir": str(work), **truth}
-        yield from _replays(env, work, settings, label)
+               **autoscaler.setup, "workdir": str(work), **truth}
+        yield from _replays(env, work, settings, autoscaler)
         yield {**label, "figure": "fidelity.wall_seconds",
                "value": round(time.monotonic() - started, 1)}
     finally:

@@ -11,7 +11,9 @@ may remove nodes.
 Removing nodes takes Cluster Autoscaler's production timers (10 min unneeded, 10 min after a
 scale-up) plus its scans, so the day gets the duration minus a tail of ``TAIL_S`` (at most
 ``TAIL_FRACTION`` of it): at the default 20 minutes, 8 minutes of day and 12 of tail. Shorter
-runs keep the same story but leave too little tail for scale-downs to show.
+runs keep the same story but leave too little tail for scale-downs to show. (Karpenter's
+consolidation, at ``consolidateAfter`` 0s, needs far less.) The pods' ``PLACEMENT`` is
+sk-driver's default one, which the nodes of sk-cloudprov and of Karpenter's NodePools match.
 """
 
 from __future__ import annotations
@@ -21,16 +23,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simkube.core.fake_nodes import NODE_TYPE_LABEL, NODE_TYPE_VALUE
 from simkube.core.kubeapi import APPLY_PATCH, MERGE_PATCH, KubeClient, delete_namespace
-from simkube.driver.names import FAKE_NODE_KEY
+from simkube.driver.options import DEFAULT_NODE_SELECTOR, DEFAULT_TOLERATIONS
 
 NAMESPACE = "fidelity-shop"
 TRUTH_PREFIX = "fidelity"  # the results recorder follows namespaces named "<prefix>-…"
 FIELD_MANAGER = "simkube-fidelity"
-PLACEMENT: dict[str, Any] = {
-    "nodeSelector": {NODE_TYPE_LABEL: NODE_TYPE_VALUE},
-    "tolerations": [{"key": FAKE_NODE_KEY, "operator": "Exists", "effect": "NoSchedule"}],
+PLACEMENT: dict[str, Any] = {  # as sk-driver places replayed pods
+    "nodeSelector": dict(DEFAULT_NODE_SELECTOR),
+    "tolerations": [dict(toleration) for toleration in DEFAULT_TOLERATIONS],
     "terminationGracePeriodSeconds": 0}
 TAIL_S = 720.0
 TAIL_FRACTION = 0.6

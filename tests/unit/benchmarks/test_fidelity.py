@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import fidelity
+from benchmarks import fidelity, fidelity_autoscaler
 from simkube.core.errors import EnvironmentStateError
 from simkube.env.autoscalers.cluster_autoscaler import AutoscalerBinary
 
@@ -26,7 +26,7 @@ def test_without_a_cluster_autoscaler_it_says_so_and_stops(
         monkeypatch: pytest.MonkeyPatch) -> None:
     def missing(explicit: Path | None) -> AutoscalerBinary:
         raise EnvironmentStateError("no Cluster Autoscaler binary was given")
-    monkeypatch.setattr(fidelity, "resolve", missing)
+    monkeypatch.setattr(fidelity_autoscaler, "resolve", missing)
     assert list(fidelity.run()) == [{
         "autoscaler": "cluster-autoscaler", "autoscaler_version": None, "figure": "fidelity",
         "ran": False, "reason": "no Cluster Autoscaler binary was given"}]
@@ -34,7 +34,7 @@ def test_without_a_cluster_autoscaler_it_says_so_and_stops(
 
 def test_wrong_settings_are_named_before_anything_starts(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fidelity, "resolve", lambda explicit: AutoscalerBinary(
+    monkeypatch.setattr(fidelity_autoscaler, "resolve", lambda explicit: AutoscalerBinary(
         path=Path("/ca"), source="test", version="1.36.1"))
     monkeypatch.setenv("SIMKUBE_FIDELITY_SPEEDS", "fast")
     lines = list(fidelity.run())
@@ -42,3 +42,23 @@ def test_wrong_settings_are_named_before_anything_starts(
     assert lines[0]["autoscaler_version"] == "1.36.1"
     assert lines[0]["ran"] is False
     assert "SIMKUBE_FIDELITY_SPEEDS" in lines[0]["reason"]
+
+
+def test_karpenter_without_its_binary_says_so_and_never_builds_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(binary: object) -> Path:
+        raise EnvironmentStateError("karpenter-kwok v1.13.0 is not built")
+    monkeypatch.setattr(fidelity_autoscaler, "binary_path", missing)
+    monkeypatch.setenv("SIMKUBE_FIDELITY_AUTOSCALER", "karpenter")
+    assert list(fidelity.run()) == [{
+        "autoscaler": "karpenter", "autoscaler_version": None, "figure": "fidelity",
+        "ran": False, "reason": "karpenter-kwok v1.13.0 is not built"}]
+
+
+def test_an_unknown_autoscaler_is_named_before_anything_starts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SIMKUBE_FIDELITY_AUTOSCALER", "keda")
+    [line] = fidelity.run()
+    assert line["autoscaler"] is None
+    assert line["ran"] is False
+    assert "SIMKUBE_FIDELITY_AUTOSCALER='keda'" in line["reason"]

@@ -8,6 +8,7 @@ from benchmarks.fidelity_workload import (
     BURST,
     HOURLY,
     NAMESPACE,
+    PLACEMENT,
     SERVICES,
     TRUTH_PREFIX,
     cronjob,
@@ -15,6 +16,9 @@ from benchmarks.fidelity_workload import (
     deployment,
     schedule,
 )
+from simkube.cloudprov.config import load_file
+from simkube.env.autoscalers.karpenter_catalog import Disruption, node_pool, pool_plans
+from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 
 pytestmark = pytest.mark.unit
 
@@ -69,3 +73,17 @@ def test_pods_target_fake_nodes_only_in_the_recorded_namespace() -> None:
 def test_a_non_positive_duration_is_refused() -> None:
     with pytest.raises(ValueError, match="must be positive"):
         schedule(duration_s=0)
+
+
+def test_the_pods_fit_the_nodes_of_karpenters_node_pools() -> None:
+    """The truth's pods are created by the workload, not sk-driver: their selector and
+    tolerations must match what Karpenter's NodePools put on its nodes, or Karpenter would
+    launch nothing for them (startup taints excepted: the pods wait for those to go)."""
+    config = load_file(DEFAULT_NODE_GROUPS)
+    for plan in pool_plans(config):
+        pool = node_pool(plan, disruption=Disruption())
+        labels = pool["spec"]["template"]["metadata"]["labels"]
+        assert PLACEMENT["nodeSelector"].items() <= labels.items()
+        for taint in pool["spec"]["template"]["spec"]["taints"]:
+            assert any(t["key"] == taint["key"] and t["effect"] == taint["effect"]
+                       and t["operator"] == "Exists" for t in PLACEMENT["tolerations"]), taint
