@@ -10,11 +10,14 @@ the current run up at once. (It was ``RunTimescale``; ``TimeScale`` now means on
 conversion in ``core.simtime``, which this object carries.)
 
 Provisioning delays count on the run's clock: while sk-ctrl holds the replay for the
-autoscaler, trace time stands still, so an instance's deadline moves back by the time held
-since the instance was first seen (``held_since``). sk-ctrl publishes the held total after
-each hold and this module polls, so a deadline that falls within about a second after a hold
-(or during one) can pass before the shift is seen: that node comes early by at most the
-unseen held time, one hold's bound (``spec.clock.maxHold``, 2 s of wall time by default).
+autoscaler, trace time stands still, so an instance's deadline moves back by the held time
+after it was requested (``held_since``: the overlap of the published holds with the time
+since). The part of a hold before the request does not count: CA plans inside the loop a
+hold waits for, so the first instances of a scale-up are requested mid-hold. sk-ctrl
+publishes each hold once it ends and this module polls, so a deadline that falls within
+about a second after a hold (or during one) can pass before the shift is seen: that node
+comes early by at most the unseen held time, one hold's bound (``spec.clock.maxHold``, 2 s
+of wall time by default).
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from simkube.core.simtime import TimeScale
 from simkube.simulation.run_configmap import (
     NO_RUN,
     RUN_CONFIGMAP,
+    Hold,
     RunTiming,
-    read_held,
+    read_holds,
     read_timescale,
 )
 
@@ -42,10 +46,9 @@ class CurrentRun:
 
     def __init__(self, *, timing: RunTiming = NO_RUN) -> None:
         self.timing = timing
-        self.held_s = 0.0  # wall seconds the run's clock was held so far
+        self.holds: tuple[Hold, ...] = ()  # the run's recent holds, as published
         self._ordinals: dict[tuple[str, str], int] = {}
         self._counts: dict[str, int] = {}
-        self._held_at: dict[tuple[str, str], float] = {}  # held_s when first seen
 
     @property
     def scale(self) -> TimeScale:
@@ -69,22 +72,21 @@ class CurrentRun:
         digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
         return int.from_bytes(digest) / 2**64
 
-    def held_since(self, *, group: str, instance: str) -> float:
-        """Wall seconds the run's clock was held since ``instance`` was first asked about:
-        how far its provisioning deadline moves back."""
-        return self.held_s - self._held_at.setdefault((group, instance), self.held_s)
+    def held_since(self, since: float) -> float:
+        """Wall seconds the run's clock was held after Unix time ``since`` (an instance's
+        request): how far its provisioning deadline moves back."""
+        return sum(max(0.0, end - max(start, since)) for start, end in self.holds)
 
-    def update(self, *, timing: RunTiming, held_s: float | None = None) -> bool:
+    def update(self, *, timing: RunTiming, holds: tuple[Hold, ...] | None = None) -> bool:
         """Take a new run's values; True when they changed (draws start over)."""
-        if held_s is not None:
-            self.held_s = held_s
+        if holds is not None:
+            self.holds = holds
         if timing == self.timing:
             return False
         self.timing = timing
         self._ordinals.clear()
         self._counts.clear()
-        self._held_at.clear()
-        self.held_s = held_s or 0.0
+        self.holds = holds or ()
         log.info("run in progress", speed=timing.scale.speed, seed=timing.seed,
                  run=timing.run or None)
         return True
@@ -95,16 +97,16 @@ class CurrentRun:
             try:
                 found = await api.request("GET", path)
                 data = found.get("data") or {}
-                timing, held = read_timescale(data), read_held(data)
+                timing, holds = read_timescale(data), read_holds(data)
             except ApiError as exc:
                 if exc.code != 404:
                     log.warning("run ConfigMap unreadable; keeping the last run", error=str(exc))
                     await asyncio.sleep(interval)
                     continue
-                timing, held = NO_RUN, 0.0
+                timing, holds = NO_RUN, ()
             except ValueError as exc:
                 log.warning("run ConfigMap is malformed; keeping the last run", error=str(exc))
                 await asyncio.sleep(interval)
                 continue
-            self.update(timing=timing, held_s=held)
+            self.update(timing=timing, holds=holds)
             await asyncio.sleep(interval)

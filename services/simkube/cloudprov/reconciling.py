@@ -125,8 +125,8 @@ class Reconciler:
         if not baseline:
             share = self._current.share(group=group, instance=pod.name)
             delay = self._current.to_wall(spec.provisioning.delay_for(share))
-            # On the run's clock: time the replay was held since does not count.
-            delay += self._current.held_since(group=group, instance=pod.name)
+            # On the run's clock: time the replay was held since the request does not count.
+            delay += self._current.held_since(pod.created)
             wait = pod.created + delay - time.time()
             if wait > 0:
                 self._wake_later(group, pod.name, wait)

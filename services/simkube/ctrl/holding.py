@@ -10,8 +10,9 @@ Triggers during a hold extend it to a loop after the newest one.
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;
 unreadable metrics mean no hold (warned once per run); and sk-driver ends a hold by itself
-after ``expires_after`` if this process dies mid-hold. Each release hands the driver's
-``held_ms`` to ``on_held`` (sk-cloudprov's provisioning deadlines move back by it).
+after ``expires_after`` if this process dies mid-hold. Each release hands the hold's
+wall-clock interval to ``on_held`` (sk-cloudprov moves provisioning deadlines back by the
+part of it after each instance's request).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from simkube.core.logs import get_logger
 from simkube.ctrl.autoscaler_loops import LoopSource, LoopsUnavailableError
 from simkube.ctrl.driving import Driver, DriverError, clock_running
 from simkube.gen.simkube.driver.v1 import driver_pb2
+from simkube.simulation.run_configmap import Hold
 from simkube.simulation.trace_clock import TraceClock
 
 log = get_logger(__name__)
@@ -35,12 +37,14 @@ Warn = Callable[[str, str], Awaitable[None]]  # (reason, message): a Warning Eve
 
 class Holder:
     def __init__(self, *, driver: Driver, run: str, loops: LoopSource, clock: TraceClock,
-                 max_hold_s: float, warn: Warn, on_held: Callable[[float], None],
+                 max_hold_s: float, warn: Warn, on_held: Callable[[Hold], None],
                  poll_s: float = POLL_S, max_share: float = MAX_SHARE,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = time.time) -> None:
         self._driver, self._run, self._loops, self._clock = driver, run, loops, clock
         self._max_hold_s, self._poll_s, self._max_share = max_hold_s, poll_s, max_share
         self._warn, self._on_held, self._monotonic = warn, on_held, monotonic
+        self._wall = wall  # Unix time, for the holds sk-cloudprov reads
         self._triggered = asyncio.Event()
         self._warned: set[str] = set()
         self._started = monotonic()
@@ -75,6 +79,7 @@ class Holder:
         if target is None:
             return
         expiry = f"{round((self._max_hold_s + EXPIRY_MARGIN_S) * 1000)}ms"
+        began = self._wall()
         try:
             progress = await self._driver.hold(self._run, expires_after=expiry)
         except DriverError as exc:  # the run has ended, or the driver is away: no hold
@@ -85,7 +90,7 @@ class Holder:
         try:
             reached = await self._wait_for(target)
         finally:
-            await self._release()
+            await self._release(began=began)
         if not reached:
             self.capped += 1
             await self._warn_once("AutoscalerSlow", f"Cluster Autoscaler did not finish a loop "
@@ -109,7 +114,7 @@ class Holder:
             await asyncio.sleep(self._poll_s)
         return False
 
-    async def _release(self) -> None:
+    async def _release(self, *, began: float) -> None:
         try:
             progress = await self._driver.release(self._run)
         except DriverError as exc:  # the driver's expiry ends the hold
@@ -118,7 +123,7 @@ class Holder:
             return
         self._report(progress)
         self.held_s = progress.held_ms / 1000
-        self._on_held(self.held_s)
+        self._on_held((began, self._wall()))
 
     def _report(self, progress: driver_pb2.SimulationProgress) -> None:
         self._clock.report(trace_s=progress.trace_time_ms / 1000,

@@ -21,11 +21,15 @@ from simkube.core.logs import get_logger
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.holding import Holder
 from simkube.ctrl.unschedulable import UnschedulableWatch
-from simkube.simulation.run_configmap import RUN_CONFIGMAP, held_data
+from simkube.simulation.run_configmap import RUN_CONFIGMAP, Hold, holds_data
 from simkube.simulation.spec import SimulationSpec
 
 log = get_logger(__name__)
-PUBLISH_INTERVAL_S = 0.2  # the latest held time goes out at most this often
+PUBLISH_INTERVAL_S = 0.2  # the latest holds go out at most this often
+# Holds kept in the ConfigMap: those that ended within KEEP_S (longer than any provisioning
+# delay a run faster than real time waits in wall time), at most KEEP_HOLDS of them.
+KEEP_S = 600.0
+KEEP_HOLDS = 200
 
 
 def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, str]:
@@ -44,15 +48,16 @@ def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, 
 
 
 class HeldPublisher:
-    """The run's held seconds into its ConfigMap; the latest value wins, failures only log."""
+    """The run's recent holds into its ConfigMap; the latest list wins, failures only log."""
 
     def __init__(self, *, kube: KubeClient, namespace: str) -> None:
         self._kube, self._namespace = kube, namespace
-        self._value: float | None = None
+        self._holds: list[Hold] = []
         self._wake = asyncio.Event()
 
-    def update(self, held_s: float) -> None:
-        self._value = held_s
+    def update(self, hold: Hold) -> None:
+        self._holds = [h for h in self._holds if h[1] >= hold[1] - KEEP_S][-(KEEP_HOLDS - 1):]
+        self._holds.append(hold)
         self._wake.set()
 
     async def run(self) -> None:
@@ -60,12 +65,10 @@ class HeldPublisher:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            if self._value is None:
-                continue
             try:
-                await merge_patch(self._kube, path, {"data": held_data(held_s=self._value)})
+                await merge_patch(self._kube, path, {"data": holds_data(self._holds)})
             except ApiError as exc:  # 404: no sk-cloudprov here; else the next hold retries
-                log.debug("held time not published", error=str(exc))
+                log.debug("holds not published", error=str(exc))
             await asyncio.sleep(PUBLISH_INTERVAL_S)
 
 
@@ -85,7 +88,7 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
         await ctx.emit(reason, f"run {run}: {message}", warning=True)
     holder = Holder(driver=ctx.deps.driver, run=run, loops=ctx.deps.loops, clock=ctx.clock,
                     max_hold_s=spec.max_hold_s, warn=warn,
-                    on_held=publisher.update if publisher else lambda _held: None)
+                    on_held=publisher.update if publisher else lambda _hold: None)
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
                                on_new=holder.trigger)
     tasks = [asyncio.create_task(watch.run()), asyncio.create_task(holder.run())]

@@ -66,7 +66,7 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
         return base
     if record.name == AUTOSCALER:
         return with_flags(base, flags={**plan.flags(Component.CLUSTER_AUTOSCALER),
-                                       **replay_flags(scale=plan.scale, argv=base)})
+                                       **replay_flags(argv=base)})
     if record.name == KARPENTER:
         return with_flags(base, flags=plan.flags(Component.KARPENTER, skip=NODEPOOL_TIMERS))
     if record.name == Process.KUBE_CONTROLLER_MANAGER.value:

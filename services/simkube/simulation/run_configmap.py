@@ -12,7 +12,7 @@ speed rule (``core.simtime.parse_speed``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -28,10 +28,13 @@ class RunKey(StrEnum):
     SPEED = "speed"  # trace seconds per wall second, as Python's repr of a float
     SEED = "seed"  # the Simulation's seed: the same draws in every run of it
     RUN = "run"  # the driver's run name, so a new run starts its draws over
-    # Wall seconds the run's clock was held for the autoscaler so far (sk-driver's held_ms):
-    # provisioning deadlines move back by what was held after they began, so a node's delay
-    # counts on the run's clock. sk-ctrl merge-patches it after each hold.
-    HELD = "heldSeconds"
+    # The run's recent holds for the autoscaler, as wall-clock intervals ("start-end" in Unix
+    # ms, comma-separated, oldest first): a provisioning deadline moves back by the held time
+    # that overlaps it, so a node's delay counts on the run's clock. Intervals rather than a
+    # total, because an instance requested in the middle of a hold (CA plans inside the loop
+    # a hold waits for) must not count the part of it that came before. sk-ctrl merge-patches
+    # it after each hold.
+    HOLDS = "holds"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,18 +69,24 @@ def read_timescale(data: Mapping[str, Any]) -> RunTiming:
     return RunTiming(scale=scale, seed=seed, run=str(data.get(RunKey.RUN, "")))
 
 
-def held_data(*, held_s: float) -> dict[str, str]:
-    """The ConfigMap's ``data`` entry for ``held_s`` (a merge patch leaves the rest)."""
-    return {RunKey.HELD: repr(round(float(held_s), 3))}
+Hold = tuple[float, float]  # (start, end), Unix seconds of the wall clock
 
 
-def read_held(data: Mapping[str, Any]) -> float:
-    """The held seconds in the ConfigMap's ``data``; 0 when absent, ``ValueError`` when not
-    a non-negative number."""
-    try:
-        held = float(data.get(RunKey.HELD, 0.0))
-    except (TypeError, ValueError):
-        raise ValueError(f"{RunKey.HELD} {data.get(RunKey.HELD)!r} is not a number") from None
-    if not held >= 0 or held == float("inf"):
-        raise ValueError(f"{RunKey.HELD} {held!r} must be a non-negative number")
-    return held
+def holds_data(holds: Sequence[Hold]) -> dict[str, str]:
+    """The ConfigMap's ``data`` entry for ``holds`` (a merge patch leaves the rest)."""
+    return {RunKey.HOLDS: ",".join(f"{round(start * 1000)}-{round(end * 1000)}"
+                                   for start, end in holds)}
+
+
+def read_holds(data: Mapping[str, Any]) -> tuple[Hold, ...]:
+    """The holds in the ConfigMap's ``data``; none when absent, ``ValueError`` naming the key
+    when an entry is not two whole numbers of ms with the end not before the start."""
+    text = str(data.get(RunKey.HOLDS) or "").strip()
+    holds: list[Hold] = []
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        start, dash, end = entry.partition("-")
+        if not (dash and start.isdigit() and end.isdigit()) or int(end) < int(start):
+            raise ValueError(f"{RunKey.HOLDS} entry {entry!r} is not 'start-end' in Unix ms "
+                             "with the end not before the start")
+        holds.append((int(start) / 1000, int(end) / 1000))
+    return tuple(holds)

@@ -51,13 +51,14 @@ def test_groups_draw_independently() -> None:
     assert seeded(1).share(group="large", instance="z") == large
 
 
-def test_held_time_counts_from_when_an_instance_was_first_seen() -> None:
+def test_held_time_counts_from_the_request_of_an_instance() -> None:
     current = CurrentRun(timing=RunTiming(run="r1"))
-    current.update(timing=RunTiming(run="r1"), held_s=2.0)
-    assert current.held_since(group="small", instance="a") == 0.0  # held before it existed
-    current.update(timing=RunTiming(run="r1"), held_s=3.5)
-    assert current.held_since(group="small", instance="a") == 1.5
-    assert current.held_since(group="small", instance="b") == 0.0
-    current.update(timing=RunTiming(run="r2"), held_s=0.0)  # a new run starts over
-    assert current.held_s == 0.0
-    assert current.held_since(group="small", instance="a") == 0.0
+    current.update(timing=RunTiming(run="r1"), holds=((100.0, 100.4), (105.0, 106.5)))
+    assert current.held_since(99.0) == pytest.approx(1.9)  # both holds after the request
+    # Requested in the middle of the first hold (CA plans inside the loop a hold waits
+    # for): only the part after the request counts.
+    assert current.held_since(100.3) == pytest.approx(1.6)
+    assert current.held_since(107.0) == 0.0
+    current.update(timing=RunTiming(run="r2"))  # a new run starts over
+    assert current.holds == ()
+    assert current.held_since(0.0) == 0.0

@@ -153,7 +153,8 @@ async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back() -> 
         started = time.monotonic()
         cluster.pod("small", "extra")
         await asyncio.sleep(0.1)
-        current.update(timing=current.timing, held_s=0.4)  # a hold of 0.4 s was published
+        began = time.time() - 0.05  # a hold of 0.4 s that began after the request
+        current.update(timing=current.timing, holds=((began, began + 0.4),))
         assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=3)
         assert time.monotonic() - started >= 0.75  # the 400 ms delay, plus 400 ms held
     finally:

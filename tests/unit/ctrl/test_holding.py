@@ -24,7 +24,7 @@ class Setup:
         self.loops = FakeLoops()
         self.clock = TraceClock(scale=TimeScale(20))
         self.warnings: list[tuple[str, str]] = []
-        self.published: list[float] = []
+        self.published: list[tuple[float, float]] = []
 
         async def warn(reason: str, message: str) -> None:
             self.warnings.append((reason, message))
@@ -62,7 +62,9 @@ async def test_a_hold_lasts_until_a_loop_that_started_after_the_trigger_has_fini
     assert setup.loops.reads == 6  # released at the read that saw loop 6 finish
     assert setup.holder.holds == 1
     assert setup.holder.capped == 0
-    assert setup.published == [setup.holder.held_s]
+    # The hold's wall-clock interval goes to sk-cloudprov, as long as the driver held.
+    [(began, ended)] = setup.published
+    assert ended - began == pytest.approx(setup.holder.held_s, abs=0.05)
     assert setup.driver.expiries == ["4000ms"]  # max_hold + the driver's margin
     assert setup.warnings == []
 

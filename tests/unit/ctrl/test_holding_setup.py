@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from simkube.core.kubeapi import CONFIG_MAPS, PODS
-from simkube.ctrl.holding_setup import HeldPublisher, holding, holding_status
+from simkube.ctrl.holding_setup import KEEP_HOLDS, HeldPublisher, holding, holding_status
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunKey
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import (
@@ -66,13 +66,23 @@ async def test_without_metrics_nothing_is_watched_or_held(tmp_path: Path) -> Non
     assert driver.called("hold") == []
 
 
-async def test_the_held_time_is_merged_into_the_run_configmap_latest_first() -> None:
+async def test_the_holds_are_merged_into_the_run_configmap_latest_list_first() -> None:
     api = FakeApi()
     publisher = HeldPublisher(kube=api, namespace="sk")  # type: ignore[arg-type]
     task = asyncio.create_task(publisher.run())
-    publisher.update(0.5)
-    publisher.update(1.25)  # before the first write: only the latest goes out
+    publisher.update((10.0, 10.5))
+    publisher.update((12.0, 12.25))  # before the first write: one write with both
     await asyncio.sleep(0.05)
     task.cancel()
     path = CONFIG_MAPS.path(namespace="sk", name=RUN_CONFIGMAP)
-    assert api.sent("PATCH", path) == [{"data": {RunKey.HELD: "1.25"}}]
+    assert api.sent("PATCH", path) == [{"data": {RunKey.HOLDS: "10000-10500,12000-12250"}}]
+
+
+def test_only_recent_holds_are_kept() -> None:
+    publisher = HeldPublisher(kube=FakeApi(), namespace="sk")  # type: ignore[arg-type]
+    publisher.update((0.0, 1.0))
+    publisher.update((2000.0, 2000.5))  # the first ended more than KEEP_S before
+    for n in range(KEEP_HOLDS + 5):
+        publisher.update((3000.0 + n, 3000.5 + n))
+    assert len(publisher._holds) == KEEP_HOLDS
+    assert publisher._holds[-1] == (3000.0 + KEEP_HOLDS + 4, 3000.5 + KEEP_HOLDS + 4)

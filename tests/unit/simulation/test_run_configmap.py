@@ -9,8 +9,8 @@ from simkube.simulation.run_configmap import (
     NO_RUN,
     RunKey,
     RunTiming,
-    held_data,
-    read_held,
+    holds_data,
+    read_holds,
     read_timescale,
     timescale_data,
 )
@@ -35,10 +35,11 @@ def test_the_speed_on_the_wire_is_read_by_the_one_rule() -> None:
         read_timescale({RunKey.SPEED: "2e6"})
 
 
-def test_held_seconds_cross_as_text_and_are_checked() -> None:
-    assert held_data(held_s=1.23456) == {RunKey.HELD: "1.235"}
-    assert read_held(held_data(held_s=2.5)) == 2.5
-    assert read_held({}) == 0.0
-    for bad in ("soon", "-1", "nan", "inf"):
-        with pytest.raises(ValueError, match="heldSeconds"):
-            read_held({RunKey.HELD: bad})
+def test_holds_cross_as_intervals_in_ms_and_are_checked() -> None:
+    data = holds_data([(100.0, 100.25), (101.5, 102.0)])
+    assert data == {RunKey.HOLDS: "100000-100250,101500-102000"}
+    assert read_holds(data) == ((100.0, 100.25), (101.5, 102.0))
+    assert read_holds({}) == ()
+    for bad in ("soon", "5-3", "1-", "-1-2", "1.5-2"):
+        with pytest.raises(ValueError, match="holds entry"):
+            read_holds({RunKey.HOLDS: bad})

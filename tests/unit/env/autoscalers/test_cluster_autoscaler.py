@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from simkube.core.errors import EnvironmentStateError
+from simkube.core.replay_flags import BYPASSED_SCHEDULER
 from simkube.env.autoscalers import cluster_autoscaler as autoscaler
 from simkube.env.autoscalers.cluster_autoscaler import BINARY_ENV, check, resolve
+from simkube.env.controlplane.components import Layout
 
 pytestmark = pytest.mark.unit
 HELP = ("      --cloud-provider string   Cloud provider type. Available values: "
@@ -121,3 +123,13 @@ def test_extra_flags_replace_the_tuning_by_name_and_keep_its_order() -> None:
 def test_bad_or_wiring_flags_are_refused(flag: str, message: str) -> None:
     with pytest.raises(EnvironmentStateError, match=message):
         autoscaler.merge_flags((flag,))
+
+
+def test_the_environments_ca_bypasses_the_pod_age_wait(tmp_path: Path) -> None:
+    layout = Layout(root=tmp_path)
+    argv = autoscaler.autoscaler_spec(binary=tmp_path / "ca", layout=layout, port=8085).argv
+    assert f"--bypassed-scheduler-names={BYPASSED_SCHEDULER}" in argv
+    users = autoscaler.autoscaler_spec(binary=tmp_path / "ca", layout=layout, port=8085,
+                                       extra=("--bypassed-scheduler-names=volcano",)).argv
+    assert [a for a in users if a.startswith("--bypassed")] == [
+        "--bypassed-scheduler-names=volcano"]
