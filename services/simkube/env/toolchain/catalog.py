@@ -1,11 +1,12 @@
 """What upstream binaries the environment needs and how each is built from Go modules.
 
 Each ``BuildGroup`` is one small wrapper Go module under ``toolchain/`` with a checked-in
-``go.mod``/``go.sum`` that pins the upstream module (and, for Kubernetes, replaces its staging
-modules with their published releases). Binaries of one group share a build so Go compiles
-their common packages once. A wrapper may also hold Go source of its own (Karpenter's: a main
-that runs it at a replay's speed); its ``.go`` files are then part of the cache key. A group may also keep *assets*: files of a module it builds (such
-as Karpenter's CRDs), copied from the very module version the binary was built from.
+``go.mod``/``go.sum`` that pins the upstream module (and, for Kubernetes, replaces its
+staging modules with their published releases). Binaries of one group share a build so Go
+compiles their common packages once. A wrapper may also hold Go source of its own
+(Karpenter's: a main that runs it at a replay's speed); its ``.go`` files are then part of
+the cache key. A group may also keep *assets*: files of a module it builds (such as
+Karpenter's CRDs), copied from the very module version the binary was built from.
 """
 
 from __future__ import annotations

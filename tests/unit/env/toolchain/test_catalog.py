@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from simkube.env.toolchain import catalog
 from simkube.env.toolchain.catalog import (
     ALL_GROUPS,
     CLUSTER_AUTOSCALER,
@@ -55,7 +56,6 @@ def test_karpenter_builds_the_wrappers_own_main() -> None:
 
 def test_the_wrappers_go_source_is_part_of_the_cache_key(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from simkube.env.toolchain import catalog
     monkeypatch.setattr(catalog, "TOOLCHAIN_DIR", tmp_path)
     (tmp_path / "g").mkdir()
     group = catalog.BuildGroup(name="g", version="v1", packages={Binary.KWOK: "example/x"})
