@@ -99,7 +99,7 @@ def run_argv(base: list[str], *, plan: TimerPlan, skip: Iterable[str] = ()) -> l
         Component.KARPENTER) if t.timer.name not in left_out}
     argv = [arg for arg in with_flags(base, flags=flags)
             if not arg.startswith(f"{SPEED_VARIABLE}=")]
-    if plan.scale.speed == 1:
+    if plan.scale == REAL_TIME:
         return argv
     # argv[0] is ``env``: assignments go between it and the program.
     return [argv[0], f"{SPEED_VARIABLE}={plan.scale.speed!r}", *argv[1:]]
