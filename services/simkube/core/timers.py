@@ -14,12 +14,12 @@ Deliberately left out, and why:
 - node health (``--node-monitor-grace-period``): KWOK heartbeats in wall time and a replay's
   nodes never fail, so it decides nothing here;
 - Karpenter's hard-coded waits (sigs.k8s.io/karpenter v1.13.0, pkg/controllers/disruption):
-  the disruption controller looks for consolidation every ``pollingPeriod`` (10 s) and waits
-  ``commandValidationDelay`` (15 s) before acting on a decision; they are Go constants, not
-  settings, so they stay on the wall clock and at speed *s* consolidation comes up to 25·*s*
-  s of trace time late. Its compute budgets (``SingleNodeConsolidationTimeoutDuration`` 3 m,
-  ``MultiNodeConsolidationTimeoutDuration`` 1 m) bound its own CPU work like CA's, and its
-  NodeClaim timeouts (``launchTimeout`` 5 m, ``registrationTimeout`` 15 m in
+  ``pollingPeriod`` (10 s) and ``commandValidationDelay`` (15 s) are Go constants, not
+  settings; the project's Karpenter main divides them (and every other wait of its clock)
+  by ``SIMKUBE_SPEED``, which the environment sets on restart (env/autoscalers/karpenter.py),
+  so they need no entry here. Its compute budgets (``SingleNodeConsolidationTimeoutDuration``
+  3 m, ``MultiNodeConsolidationTimeoutDuration`` 1 m) bound its own CPU work like CA's, and
+  its NodeClaim timeouts (``launchTimeout`` 5 m, ``registrationTimeout`` 15 m in
   nodeclaim/lifecycle) only fire for instances that never come, which KWOK's always do.
 
 Karpenter's ``consolidateAfter`` is a NodePool field that ``skctl env up --consolidate-after``
@@ -107,7 +107,7 @@ KUBE_CONTROLLER_MANAGER = tuple(
 
 # Karpenter 1.13: its batching flags (Go durations) and its NodePools' consolidateAfter (whole
 # seconds in the CRD, no minimum: 0s, Karpenter's default, consolidates as soon as it can).
-# Its disruption controller's own cadence is not a setting: left on the wall clock (above).
+# Its batching flags are passed in trace time during a run: its clock divides them (above).
 KARPENTER = (
     Timer(component=Component.KARPENTER, name="batch-idle-duration", default_ms=1000),
     Timer(component=Component.KARPENTER, name="batch-max-duration", default_ms=10_000),

@@ -5,7 +5,9 @@ once, at start, from flags and the scheduler's configuration file (Karpenter's c
 and provisioning timing live in its NodePools and node classes, re-applied here too). So for
 a run at speed *s* each of them is restarted with its timers divided by *s*
 (``core.simtime``), and restarted with the command line ``env up`` gave it when the
-Simulation ends. The original command line is kept
+Simulation ends. Karpenter's hard-coded waits follow the speed too: it is restarted with
+``SIMKUBE_SPEED`` (``karpenter.run_argv``), which the command line of ``env up`` lacks, so
+the end of a Simulation puts it back at speed 1. The original command line is kept
 in the environment's state (``base_argv``), so a crash between the two cannot lose it, and a
 component whose command line would not change is not restarted at all.
 
@@ -32,7 +34,7 @@ from simkube.core.timers import NEVER, Component
 from simkube.env import state
 from simkube.env.autoscalers.cluster_autoscaler import NAME as AUTOSCALER
 from simkube.env.autoscalers.karpenter import NAME as KARPENTER
-from simkube.env.autoscalers.karpenter import apply_pools
+from simkube.env.autoscalers.karpenter import apply_pools, run_argv
 from simkube.env.autoscalers.karpenter_catalog import Disruption
 from simkube.env.controlplane.components import Component as Process
 from simkube.env.lifecycle import running
@@ -68,7 +70,7 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
         return with_flags(base, flags={**plan.flags(Component.CLUSTER_AUTOSCALER),
                                        **replay_flags(argv=base)})
     if record.name == KARPENTER:
-        return with_flags(base, flags=plan.flags(Component.KARPENTER, skip=NODEPOOL_TIMERS))
+        return run_argv(base, plan=plan, skip=NODEPOOL_TIMERS)
     if record.name == Process.KUBE_CONTROLLER_MANAGER.value:
         return with_flags(base, flags=plan.flags(Component.KUBE_CONTROLLER_MANAGER))
     if record.name == Process.KUBE_SCHEDULER.value:

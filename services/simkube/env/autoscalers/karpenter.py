@@ -6,7 +6,9 @@ process instead of sk-cloudprov and Cluster Autoscaler. What it may launch comes
 node-groups file both autoscalers share (``karpenter_catalog``). Karpenter v1 core has no
 webhooks, so none are served; leader election is off (one replica). Its kubeconfig comes from
 ``KUBECONFIG``: its own flag set has no ``--kubeconfig``, so the argv starts with ``env``, and
-a supervisor restart (which reuses the argv) keeps it. Karpenter binds its metrics and health
+a supervisor restart (which reuses the argv) keeps it. The same ``env`` carries
+``SIMKUBE_SPEED`` for a run (``run_argv``): the project's Karpenter main divides its own waits
+by it. Karpenter binds its metrics and health
 ports on every interface (``:PORT`` is hard-wired upstream); the ports are free ones.
 """
 
@@ -15,12 +17,15 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.core.config import load_yaml_mapping
+from simkube.core.durations import go_duration
 from simkube.core.errors import EnvironmentStateError
+from simkube.core.flags import with_flags
 from simkube.core.kubeapi import (
     APPLY_PATCH,
     CUSTOM_RESOURCE_DEFINITIONS,
@@ -30,7 +35,8 @@ from simkube.core.kubeapi import (
     KubeClient,
     poll,
 )
-from simkube.core.simtime import REAL_TIME, TimeScale
+from simkube.core.simtime import REAL_TIME, TimerPlan, TimeScale
+from simkube.core.timers import Component
 from simkube.env.autoscalers import flagmerge
 from simkube.env.autoscalers.karpenter_catalog import Disruption, instance_types, manifests
 from simkube.env.controlplane.components import Layout
@@ -48,6 +54,9 @@ DEFAULT_FLAGS = ("--batch-idle-duration=1s", "--batch-max-duration=10s", "--log-
 WIRING = ("--metrics-port", "--health-probe-port", "--instance-types-file-path",
           "--disable-leader-election", "--leader-election-namespace")
 RESOURCES = {resource.kind: resource for resource in (NODE_POOLS, KWOK_NODE_CLASSES)}
+# Read by the project's Karpenter main (toolchain/karpenter/main.go): the run's speed, by
+# which it divides every wait of its clock and its disruption loop's requeues. Unset: 1.
+SPEED_VARIABLE = "SIMKUBE_SPEED"
 
 
 def instance_types_path(layout: Layout) -> Path:
@@ -76,6 +85,24 @@ def karpenter_spec(*, layout: Layout, health_port: int, metrics_port: int,
         "--disable-leader-election", f"--metrics-port={metrics_port}",
         f"--health-probe-port={health_port}",
         f"--instance-types-file-path={instance_types_path(layout)}", *merge_flags(extra)])
+
+
+def run_argv(base: list[str], *, plan: TimerPlan, skip: Iterable[str] = ()) -> list[str]:
+    """Karpenter's command line for a run: ``SIMKUBE_SPEED`` in its ``env`` prefix (left out
+    at speed 1, so a ground-truth run is upstream's behaviour) and its batching flags in
+    *trace* time. Its batcher waits through the clock that ``SIMKUBE_SPEED`` already
+    divides, so flags divided here as well would shrink the windows by the speed twice;
+    the plan's wall values remain what the run really gets. ``skip``: timers it reads
+    elsewhere (consolidateAfter, from its NodePools)."""
+    left_out = set(skip)
+    flags = {t.timer.name: go_duration(t.trace_ms) for t in plan.for_component(
+        Component.KARPENTER) if t.timer.name not in left_out}
+    argv = [arg for arg in with_flags(base, flags=flags)
+            if not arg.startswith(f"{SPEED_VARIABLE}=")]
+    if plan.scale == REAL_TIME:
+        return argv
+    # argv[0] is ``env``: assignments go between it and the program.
+    return [argv[0], f"{SPEED_VARIABLE}={plan.scale.speed!r}", *argv[1:]]
 
 
 def crds() -> list[dict[str, Any]]:

@@ -1,10 +1,12 @@
 """What upstream binaries the environment needs and how each is built from Go modules.
 
 Each ``BuildGroup`` is one small wrapper Go module under ``toolchain/`` with a checked-in
-``go.mod``/``go.sum`` that pins the upstream module (and, for Kubernetes, replaces its staging
-modules with their published releases). Binaries of one group share a build so Go compiles
-their common packages once. A group may also keep *assets*: files of a module it builds (such
-as Karpenter's CRDs), copied from the very module version the binary was built from.
+``go.mod``/``go.sum`` that pins the upstream module (and, for Kubernetes, replaces its
+staging modules with their published releases). Binaries of one group share a build so Go
+compiles their common packages once. A wrapper may also hold Go source of its own
+(Karpenter's: a main that runs it at a replay's speed); its ``.go`` files are then part of
+the cache key. A group may also keep *assets*: files of a module it builds (such as
+Karpenter's CRDs), copied from the very module version the binary was built from.
 """
 
 from __future__ import annotations
@@ -54,9 +56,19 @@ class BuildGroup:
             path = self.module_dir / name
             digest.update(path.read_bytes() if path.is_file() else b"<missing>")
         digest.update(repr((sorted(self.packages.items()), self.ldflags, self.tags)).encode())
+        # The wrapper's own Go source (tests apart: they are not in the binary). Hashed only
+        # where there is some, so the groups without any kept their cache keys.
+        for path in self.sources:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
         if self.assets:  # only then, so adding the field kept other groups' cache keys
             digest.update(repr(self.assets).encode())
         return digest.hexdigest()[:12]
+
+    @property
+    def sources(self) -> list[Path]:
+        """The wrapper module's own non-test ``.go`` files, in a stable order."""
+        return sorted(path for path in self.module_dir.glob("*.go")
+                      if not path.name.endswith("_test.go"))
 
     @property
     def cache_key(self) -> str:
@@ -110,7 +122,9 @@ _KARPENTER_MODULE = "sigs.k8s.io/karpenter"
 KARPENTER = BuildGroup(
     name="karpenter",
     version=UPSTREAM.karpenter,
-    packages={Binary.KARPENTER: f"{_KARPENTER_MODULE}/kwok"},
+    # The wrapper's own main, not upstream's sigs.k8s.io/karpenter/kwok: the same operator,
+    # provider and controllers, with its waits at the replay's speed (SIMKUBE_SPEED).
+    packages={Binary.KARPENTER: "simkube.local/toolchain/karpenter"},
     # The CRDs its KWOK provider serves: NodePools, NodeClaims, NodeOverlays, KWOKNodeClasses.
     assets=tuple((_KARPENTER_MODULE, path) for path in (
         "kwok/charts/crds/karpenter.sh_nodepools.yaml",

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.env.autoscalers.karpenter import karpenter_spec, merge_flags
+from simkube.core.simtime import TimerSettings, TimeScale, plan
+from simkube.env.autoscalers.karpenter import SPEED_VARIABLE, karpenter_spec, merge_flags, run_argv
 from simkube.env.controlplane.components import Layout
 
 pytestmark = pytest.mark.unit
@@ -33,3 +34,36 @@ def test_the_command_line_wires_karpenter_to_the_environment(
     assert "--disable-leader-election" in spec.argv
     assert "--health-probe-port=8081" in spec.argv
     assert spec.health_url == "http://127.0.0.1:8081/readyz"
+
+
+BASE = ["/usr/bin/env", "KUBECONFIG=/k", "/bin/karp", "--disable-leader-election",
+        "--batch-idle-duration=1s", "--batch-max-duration=10s", "--log-level=info"]
+
+
+def test_a_run_passes_its_speed_and_batching_in_trace_time() -> None:
+    settings = TimerSettings(values={"karpenter.batch-max-duration": 20_000})
+    argv = run_argv(BASE, plan=plan(scale=TimeScale(10.0), settings=settings),
+                    skip=("consolidateAfter",))
+    # The speed goes in env's assignments; the clock it sets divides the batcher's waits,
+    # so the flags stay the trace values (dividing them too would count the speed twice).
+    assert argv[:4] == ["/usr/bin/env", f"{SPEED_VARIABLE}=10.0", "KUBECONFIG=/k", "/bin/karp"]
+    assert "--batch-idle-duration=1000ms" in argv
+    assert "--batch-max-duration=20000ms" in argv
+    assert not any(arg.startswith("--consolidateAfter") for arg in argv)
+
+
+def test_speed_one_and_a_new_speed_replace_the_old_one() -> None:
+    at_ten = run_argv(BASE, plan=plan(scale=TimeScale(10.0)))
+    at_two = run_argv(at_ten, plan=plan(scale=TimeScale(2.5)))
+    assert [a for a in at_two if a.startswith(SPEED_VARIABLE)] == [f"{SPEED_VARIABLE}=2.5"]
+    assert not any(a.startswith(SPEED_VARIABLE) for a in run_argv(at_ten, plan=plan(
+        scale=TimeScale(1.0))))
+
+
+def test_the_command_line_of_env_up_runs_at_speed_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("simkube.env.autoscalers.karpenter.binary_path",
+                        lambda _b: Path("/bin/karp"))
+    spec = karpenter_spec(layout=Layout(root=tmp_path), health_port=1, metrics_port=2)
+    # What a Simulation's end restores: no speed, so Karpenter's waits are its own.
+    assert not any(arg.startswith(SPEED_VARIABLE) for arg in spec.argv)

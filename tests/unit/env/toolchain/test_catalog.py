@@ -1,12 +1,16 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from simkube.env.toolchain import catalog
 from simkube.env.toolchain.catalog import (
     ALL_GROUPS,
     CLUSTER_AUTOSCALER,
     CORE_GROUPS,
     ETCD,
+    KARPENTER,
     KUBERNETES,
     Binary,
     group_of,
@@ -40,3 +44,26 @@ def test_kubernetes_staging_modules_are_pinned_to_published_releases() -> None:
     assert "\tk8s.io/kubernetes v1.36.3 " in go_mod
     assert go_mod.count("=> k8s.io/") == 32
     assert "k8s.io/api => k8s.io/api v0.36.3" in go_mod
+
+
+def test_karpenter_builds_the_wrappers_own_main() -> None:
+    assert KARPENTER.packages[Binary.KARPENTER] == "simkube.local/toolchain/karpenter"
+    assert "module simkube.local/toolchain/karpenter" in (
+        KARPENTER.module_dir / "go.mod").read_text()
+    assert [p.name for p in KARPENTER.sources] == ["clock.go", "main.go", "paced.go"]
+    assert all(not group.sources for group in (ETCD, KUBERNETES))
+
+
+def test_the_wrappers_go_source_is_part_of_the_cache_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(catalog, "TOOLCHAIN_DIR", tmp_path)
+    (tmp_path / "g").mkdir()
+    group = catalog.BuildGroup(name="g", version="v1", packages={Binary.KWOK: "example/x"})
+    bare = group.fingerprint
+    (tmp_path / "g" / "main_test.go").write_text("package main\n")
+    assert group.fingerprint == bare  # tests are not in the binary
+    (tmp_path / "g" / "main.go").write_text("package main\n")
+    with_main = group.fingerprint
+    assert with_main != bare
+    (tmp_path / "g" / "main.go").write_text("package main\n\nfunc main() {}\n")
+    assert group.fingerprint != with_main

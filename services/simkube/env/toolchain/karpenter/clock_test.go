@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/awslabs/operatorpkg/reconciler"
+	"github.com/awslabs/operatorpkg/singleton"
+	"k8s.io/utils/clock"
+)
+
+func TestParseSpeed(t *testing.T) {
+	good := map[string]float64{"": 1, " ": 1, "1": 1, "10": 10, "2.5": 2.5, "1e6": 1e6}
+	for text, want := range good {
+		got, err := parseSpeed(text)
+		if err != nil || got != want {
+			t.Errorf("parseSpeed(%q) = %v, %v; want %v", text, got, err, want)
+		}
+	}
+	for _, text := range []string{"fast", "0", "-2", "NaN", "Inf", "+Inf", "2e6", "10x"} {
+		if _, err := parseSpeed(text); err == nil {
+			t.Errorf("parseSpeed(%q) accepted a bad speed", text)
+		}
+	}
+}
+
+func TestSpeedOneIsTheRealClock(t *testing.T) {
+	if _, ok := newClock(1).(clock.RealClock); !ok {
+		t.Fatalf("newClock(1) = %T; want clock.RealClock", newClock(1))
+	}
+}
+
+func TestWallDivides(t *testing.T) {
+	c := scaledClock{speed: 10}
+	cases := map[time.Duration]time.Duration{
+		15 * time.Second: 1500 * time.Millisecond, 0: 0, -time.Second: -time.Second,
+		1: 1, // a positive wait never becomes zero
+	}
+	for asked, want := range cases {
+		if got := c.wall(asked); got != want {
+			t.Errorf("wall(%v) = %v; want %v", asked, got, want)
+		}
+	}
+}
+
+func TestNowStaysReal(t *testing.T) {
+	c := scaledClock{speed: 1000}
+	before := time.Now()
+	now := c.Now()
+	if now.Before(before) || now.Sub(before) > time.Second {
+		t.Fatalf("Now() = %v, real time %v", now, before)
+	}
+	if since := c.Since(before.Add(-time.Minute)); since < time.Minute {
+		t.Fatalf("Since a minute ago = %v; want at least a real minute", since)
+	}
+}
+
+// elapsed runs wait and returns how long it took on the wall.
+func elapsed(wait func()) time.Duration {
+	start := time.Now()
+	wait()
+	return time.Since(start)
+}
+
+func TestWaitsAreDivided(t *testing.T) {
+	c := scaledClock{speed: 100}
+	const asked = 10 * time.Second // 100 ms of wall at speed 100
+	waits := map[string]func(){
+		"After":    func() { <-c.After(asked) },
+		"Sleep":    func() { c.Sleep(asked) },
+		"NewTimer": func() { <-c.NewTimer(asked).C() },
+		"Tick":     func() { <-c.Tick(asked) },
+		"NewTicker": func() {
+			ticker := c.NewTicker(asked)
+			defer ticker.Stop()
+			<-ticker.C()
+		},
+		"AfterFunc": func() {
+			done := make(chan struct{})
+			c.AfterFunc(asked, func() { close(done) })
+			<-done
+		},
+		"Reset": func() {
+			timer := c.NewTimer(time.Hour)
+			timer.Stop()
+			timer.Reset(asked)
+			<-timer.C()
+		},
+	}
+	for name, wait := range waits {
+		took := elapsed(wait)
+		// Generous above (a shared machine), strict below: it must not fire early.
+		if took < 90*time.Millisecond || took > 3*time.Second {
+			t.Errorf("%s(%v) at speed 100 took %v; want about 100ms", name, asked, took)
+		}
+	}
+}
+
+type fixedLoop struct{ result reconciler.Result }
+
+func (f fixedLoop) Reconcile(context.Context) (reconciler.Result, error) { return f.result, nil }
+func (fixedLoop) Name() string                                           { return "fixed" }
+
+func TestPacedLoopDividesRequeues(t *testing.T) {
+	cases := map[time.Duration]time.Duration{
+		10 * time.Second:             time.Second, // the disruption controller's pollingPeriod
+		singleton.RequeueImmediately: singleton.RequeueImmediately,
+		0:                            0, // no requeue stays no requeue
+	}
+	for asked, want := range cases {
+		p := &pacedLoop{inner: fixedLoop{reconciler.Result{RequeueAfter: asked}}, speed: 10}
+		got, err := p.Reconcile(context.Background())
+		if err != nil || got.RequeueAfter != want {
+			t.Errorf("requeue %v at speed 10 = %v, %v; want %v", asked, got.RequeueAfter, err, want)
+		}
+	}
+	if got := pacedDelay(10*time.Second, 1); got != 10*time.Second {
+		t.Errorf("pacedDelay at speed 1 = %v; want 10s", got)
+	}
+}
+
+func TestPacedLeavesSpeedOneAlone(t *testing.T) {
+	if got := paced(nil, 1); got != nil {
+		t.Errorf("paced(nil, 1) = %v", got)
+	}
+}

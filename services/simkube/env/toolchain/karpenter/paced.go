@@ -1,0 +1,70 @@
+package main
+
+// Karpenter's disruption controller looks for consolidation every pollingPeriod (10 s) by
+// asking controller-runtime to requeue it, not through the clock, so a scaled clock alone
+// leaves that cadence on the wall. pacedLoop registers the same controller with the same
+// single-request source as upstream's Register does (sigs.k8s.io/karpenter v1.13,
+// pkg/controllers/disruption/controller.go), through a reconciler that divides each
+// requeue delay it returns by the speed.
+
+import (
+	"context"
+	"time"
+
+	"github.com/awslabs/operatorpkg/controller"
+	"github.com/awslabs/operatorpkg/reconciler"
+	"github.com/awslabs/operatorpkg/singleton"
+	controllerruntime "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
+)
+
+// loop is what pacedLoop needs of the controller it wraps.
+type loop interface {
+	singleton.Reconciler
+	Name() string
+}
+
+type pacedLoop struct {
+	inner loop
+	speed float64
+}
+
+// Reconcile runs one pass of the wrapped loop and shortens the wait before the next one.
+func (p *pacedLoop) Reconcile(ctx context.Context) (reconciler.Result, error) {
+	result, err := p.inner.Reconcile(ctx)
+	result.RequeueAfter = pacedDelay(result.RequeueAfter, p.speed)
+	return result, err
+}
+
+// pacedDelay divides a requeue delay, keeping a positive one positive: controller-runtime
+// reads a zero RequeueAfter as "do not requeue", which would stop the loop for good.
+func pacedDelay(delay time.Duration, speed float64) time.Duration {
+	if delay <= 0 || speed == 1 {
+		return delay
+	}
+	return max(time.Duration(float64(delay)/speed), singleton.RequeueImmediately)
+}
+
+func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
+	return controllerruntime.NewControllerManagedBy(m).
+		Named(p.inner.Name()).
+		WatchesRawSource(singleton.Source()).
+		Complete(singleton.AsReconciler(p))
+}
+
+// paced returns controllers with the disruption loop wrapped at speed (unchanged at 1).
+func paced(controllers []controller.Controller, speed float64) []controller.Controller {
+	if speed == 1 {
+		return controllers
+	}
+	out := make([]controller.Controller, len(controllers))
+	for i, c := range controllers {
+		if d, ok := c.(*disruption.Controller); ok {
+			out[i] = &pacedLoop{inner: d, speed: speed}
+		} else {
+			out[i] = c
+		}
+	}
+	return out
+}
