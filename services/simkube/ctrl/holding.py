@@ -5,7 +5,10 @@ makes unschedulable waits longer (in trace time) for its node than in the record
 When a pod of the run is newly seen unschedulable (``unschedulable.py``), the holder reads how
 many loops CA has started (``autoscaler_loops.py``), holds sk-driver's clock, and releases it
 once a loop that started after that has finished: CA has seen the pod and asked for a node.
-Triggers during a hold extend it to a loop after the newest one.
+Triggers during a hold extend it to a loop after the newest one. The scheduler's verdict
+before that is wall time too (a tenth of a second is 2 s of trace at speed 20), so a pod the
+replay creates holds the clock until the scheduler has ruled on it (``awaiting``); if it rules
+"unschedulable", the hold goes on until CA's loop, as above. A hold ends when both are done.
 
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;
@@ -30,6 +33,7 @@ from simkube.simulation.trace_clock import TraceClock
 
 log = get_logger(__name__)
 POLL_S = 0.03  # between reads of CA's metrics during a hold
+SETTLE_POLL_S = 0.005  # between looks at the scheduler's verdicts (in memory, cheap)
 MAX_SHARE = 0.5  # of the run's wall time holds may take: the run goes on at half speed or more
 EXPIRY_MARGIN_S = 3.0  # the driver's own bound, beyond ours
 Warn = Callable[[str, str], Awaitable[None]]  # (reason, message): a Warning Event
@@ -40,12 +44,15 @@ class Holder:
                  max_hold_s: float, warn: Warn, on_held: Callable[[Hold], None],
                  poll_s: float = POLL_S, max_share: float = MAX_SHARE,
                  monotonic: Callable[[], float] = time.monotonic,
-                 wall: Callable[[], float] = time.time) -> None:
+                 wall: Callable[[], float] = time.time,
+                 awaiting: Callable[[], bool] = lambda: False) -> None:
         self._driver, self._run, self._loops, self._clock = driver, run, loops, clock
         self._max_hold_s, self._poll_s, self._max_share = max_hold_s, poll_s, max_share
         self._warn, self._on_held, self._monotonic = warn, on_held, monotonic
         self._wall = wall  # Unix time, for the holds sk-cloudprov reads
         self._triggered = asyncio.Event()
+        self._loop_wanted = False  # a pod turned unschedulable since the last target
+        self.awaiting = awaiting  # pods of the run without the scheduler's verdict (settable)
         self._warned: set[str] = set()
         self._started = monotonic()
         self.held_s = 0.0  # the driver's held_ms at the last release
@@ -53,6 +60,12 @@ class Holder:
         self.capped = 0  # holds that ended at max_hold_s
 
     def trigger(self) -> None:
+        """A pod newly unschedulable: hold until a CA loop that saw it has finished."""
+        self._loop_wanted = True
+        self._triggered.set()
+
+    def pod_created(self) -> None:
+        """A pod without the scheduler's verdict: hold until it has one."""
         self._triggered.set()
 
     async def run(self) -> None:
@@ -75,9 +88,12 @@ class Holder:
             return None
 
     async def _hold(self) -> None:
-        target = await self._target()
-        if target is None:
-            return
+        target = None
+        if self._loop_wanted:
+            self._loop_wanted = False
+            target = await self._target()
+        if target is None and not self.awaiting():
+            return  # nothing to wait for: judged already, or CA's loops cannot be read
         expiry = f"{round((self._max_hold_s + EXPIRY_MARGIN_S) * 1000)}ms"
         began = self._wall()
         try:
@@ -96,22 +112,30 @@ class Holder:
             await self._warn_once("AutoscalerSlow", f"Cluster Autoscaler did not finish a loop "
                                   f"within {self._max_hold_s:g}s of a hold; holds stop there")
 
-    async def _wait_for(self, target: int) -> bool:
-        """Until CA has finished loop ``target`` (True) or the hold's bound has passed."""
+    async def _wait_for(self, target: int | None) -> bool:
+        """Until every pod has the scheduler's verdict and CA has finished loop ``target``
+        (True), or the hold's bound has passed."""
         deadline = self._monotonic() + self._max_hold_s
         last = -1
         while self._monotonic() < deadline:
-            if self._triggered.is_set():  # a newer pod: wait for a loop that saw it too
-                self._triggered.clear()
-                target = max(target, await self._target() or target)
-            try:
-                counts = await self._loops.read()
-            except LoopsUnavailableError:
-                return False
-            if counts.finished >= target or counts.finished < last:  # done, or CA restarted
+            self._triggered.clear()  # what triggers now is waited for here
+            if self._loop_wanted:  # a newer pod: wait for a loop that saw it too
+                self._loop_wanted = False
+                newer = await self._target()
+                target = newer if target is None else max(target, newer or target)
+            if target is not None:
+                try:
+                    counts = await self._loops.read()
+                except LoopsUnavailableError:
+                    return False
+                if counts.finished < last:  # CA restarted: the loop we wanted is gone
+                    return True
+                last = counts.finished
+                if counts.finished >= target:
+                    target = None
+            if target is None and not self.awaiting():
                 return True
-            last = counts.finished
-            await asyncio.sleep(self._poll_s)
+            await asyncio.sleep(self._poll_s if target is not None else SETTLE_POLL_S)
         return False
 
     async def _release(self, *, began: float) -> None:

@@ -90,7 +90,8 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
                     max_hold_s=spec.max_hold_s, warn=warn,
                     on_held=publisher.update if publisher else lambda _hold: None)
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
-                               on_new=holder.trigger)
+                               on_new=holder.trigger, on_created=holder.pod_created)
+    holder.awaiting = watch.awaiting
     tasks = [asyncio.create_task(watch.run()), asyncio.create_task(holder.run())]
     if publisher is not None:
         tasks.append(asyncio.create_task(publisher.run()))

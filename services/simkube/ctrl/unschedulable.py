@@ -1,11 +1,15 @@
-"""Pods of a run newly seen unschedulable: what the autoscaler has to react to.
+"""Pods of a run the scheduler has not placed yet: what the holder waits for.
 
-The scheduler marks a pod it cannot place with condition PodScheduled=False, reason
-Unschedulable; that is the moment the replay has created work for Cluster Autoscaler. Only
-pending pods without a node can be in that state, so the list and watch ask the API server
-for exactly those (``status.phase=Pending,spec.nodeName=``): cheap even when a run has
-10,000 pods bound and running. Each pod counts once, when first seen unschedulable; the
-run's namespaces are ``<prefix>-<namespace>``.
+A pod the replay creates first waits for the scheduler's verdict: bound to a node, or
+condition PodScheduled=False, reason Unschedulable — the moment the replay has created work
+for Cluster Autoscaler. Both waits are wall time (tenths of a second: seconds of trace time at
+speed 20), so the holder holds the run's clock over both: ``on_created`` when a pod without a
+verdict appears (``awaiting`` stays true until every such pod has one), ``on_new`` when a pod
+is first seen unschedulable. Only pending pods without a node can be in either state, so the
+list and watch ask the API server for exactly those (``status.phase=Pending,spec.nodeName=``):
+cheap even when a run has 10,000 pods bound and running; a bound pod leaves the selection (a
+DELETED event). Pods held back by scheduling gates wait for someone else, not the scheduler,
+and are left out. The run's namespaces are ``<prefix>-<namespace>``.
 """
 
 from __future__ import annotations
@@ -18,21 +22,36 @@ from simkube.core.kubeapi import PODS, KubeClient, ListWatch
 UNBOUND_PENDING = "status.phase=Pending,spec.nodeName="
 
 
-def unschedulable(pod: dict[str, Any]) -> bool:
+def _scheduled_condition(pod: dict[str, Any]) -> dict[str, Any] | None:
     for condition in (pod.get("status") or {}).get("conditions") or []:
         if condition.get("type") == "PodScheduled":
-            return bool(condition.get("status") == "False"
-                        and condition.get("reason") == "Unschedulable")
-    return False
+            return dict(condition)
+    return None
+
+
+def unschedulable(pod: dict[str, Any]) -> bool:
+    condition = _scheduled_condition(pod) or {}
+    return bool(condition.get("status") == "False"
+                and condition.get("reason") == "Unschedulable")
+
+
+def unjudged(pod: dict[str, Any]) -> bool:
+    """Waiting for the scheduler's first verdict (and for nothing else)."""
+    return (_scheduled_condition(pod) is None
+            and not (pod.get("spec") or {}).get("schedulingGates"))
 
 
 class UnschedulableWatch:
-    """Calls ``on_new`` when a pod of the run is first seen unschedulable."""
+    """Calls ``on_created`` when a pod of the run appears without the scheduler's verdict,
+    ``on_new`` when one is first seen unschedulable; ``awaiting`` while any has no verdict."""
 
-    def __init__(self, *, kube: KubeClient, prefix: str, on_new: Callable[[], None]) -> None:
+    def __init__(self, *, kube: KubeClient, prefix: str, on_new: Callable[[], None],
+                 on_created: Callable[[], None] = lambda: None) -> None:
         self._prefix = f"{prefix}-"
         self._on_new = on_new
+        self._on_created = on_created
         self._seen: set[str] = set()  # uids now unschedulable
+        self._unjudged: set[str] = set()  # uids the scheduler has not ruled on
         self.watch = ListWatch(kube=kube, path=PODS.path(), what="unschedulable pods",
                                on_list=self._listed, on_event=self._changed,
                                query={"fieldSelector": UNBOUND_PENDING})
@@ -40,23 +59,43 @@ class UnschedulableWatch:
     async def run(self) -> None:
         await self.watch.run()
 
-    def _ours(self, pod: dict[str, Any]) -> str | None:
-        """The pod's uid if it is in the run's namespaces and unschedulable."""
+    def awaiting(self) -> bool:
+        return bool(self._unjudged)
+
+    def _uid(self, pod: dict[str, Any]) -> str | None:
+        """The pod's uid if it is in the run's namespaces."""
         metadata = pod.get("metadata") or {}
         if not str(metadata.get("namespace") or "").startswith(self._prefix):
             return None
-        return str(metadata.get("uid") or "") or None if unschedulable(pod) else None
+        return str(metadata.get("uid") or "") or None
 
     def _listed(self, pods: list[dict[str, Any]]) -> None:
-        now = {uid for uid in map(self._ours, pods) if uid}
+        ours = [(uid, pod) for pod in pods if (uid := self._uid(pod))]
+        now = {uid for uid, pod in ours if unschedulable(pod)}
         news, self._seen = now - self._seen, now  # a re-list forgets pods gone meanwhile
+        waiting = {uid for uid, pod in ours if unjudged(pod)}
+        created, self._unjudged = waiting - self._unjudged, waiting
+        if created:
+            self._on_created()
         if news:
             self._on_new()
 
     def _changed(self, kind: str, pod: dict[str, Any]) -> None:
-        uid = self._ours(pod)
-        if kind == "DELETED" or uid is None:
-            self._seen.discard(str((pod.get("metadata") or {}).get("uid") or ""))
+        uid = self._uid(pod)
+        if uid is None:
+            return
+        if kind == "DELETED":  # bound (out of the selection) or gone
+            self._seen.discard(uid)
+            self._unjudged.discard(uid)
+            return
+        if unjudged(pod):
+            if uid not in self._unjudged:
+                self._unjudged.add(uid)
+                self._on_created()
+            return
+        self._unjudged.discard(uid)
+        if not unschedulable(pod):
+            self._seen.discard(uid)
         elif uid not in self._seen:
             self._seen.add(uid)
             self._on_new()

@@ -168,3 +168,31 @@ async def test_an_ended_run_is_not_held() -> None:
     task.cancel()
     assert setup.holder.holds == 0
     assert setup.driver.called("release") == []
+
+
+async def test_a_new_pod_holds_until_the_scheduler_rules_then_until_cas_loop() -> None:
+    setup = Setup()
+    waiting = {"pod"}
+    setup.holder.awaiting = lambda: bool(waiting)
+    task = await running(setup)
+    setup.holder.pod_created()
+    await asyncio.sleep(0.03)
+    assert setup.driver.known[RUN].held  # the scheduler has not ruled yet
+    assert setup.loops.reads == 0  # no loop is wanted for a pod not yet unschedulable
+    setup.loops.finish_loop_after(3)
+    waiting.clear()
+    setup.holder.trigger()  # the scheduler ruled: unschedulable
+    await asyncio.sleep(0.2)
+    task.cancel()
+    assert setup.holder.holds == 1
+    assert not setup.driver.known[RUN].held
+    assert setup.loops.reads == 3  # released once a loop that saw the pod finished
+
+
+async def test_a_pod_judged_before_the_hold_began_holds_nothing() -> None:
+    setup = Setup()
+    task = await running(setup)
+    setup.holder.pod_created()  # awaiting() is already false: bound at once
+    await asyncio.sleep(0.03)
+    task.cancel()
+    assert setup.driver.called("hold") == []

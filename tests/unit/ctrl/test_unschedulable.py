@@ -42,3 +42,32 @@ def test_each_pod_triggers_once_and_only_in_the_runs_namespaces() -> None:
     watch._changed("DELETED", pod("b"))  # bound: out of the selector
     watch._changed("MODIFIED", pod("b"))  # unschedulable again: new again
     assert len(fired) == 3
+
+
+def fresh(uid: str, *, gated: bool = False) -> dict[str, Any]:
+    """A pod the scheduler has not looked at yet: no PodScheduled condition."""
+    spec = {"schedulingGates": [{"name": "wait"}]} if gated else {}
+    return {"metadata": {"uid": uid, "namespace": "virtual-shop", "name": uid},
+            "spec": spec, "status": {"phase": "Pending"}}
+
+
+def test_pods_without_a_verdict_are_awaited_until_the_scheduler_rules() -> None:
+    created: list[int] = []
+    unschedulable_now: list[int] = []
+    watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
+                               on_new=lambda: unschedulable_now.append(1),
+                               on_created=lambda: created.append(1))
+    watch._changed("ADDED", fresh("a"))
+    watch._changed("ADDED", fresh("b"))
+    watch._changed("ADDED", fresh("g", gated=True))  # waits for its gate, not the scheduler
+    assert len(created) == 2
+    assert watch.awaiting()
+    watch._changed("DELETED", fresh("a"))  # bound: leaves the selection
+    assert watch.awaiting()
+    watch._changed("MODIFIED", pod("b"))  # ruled unschedulable
+    assert not watch.awaiting()
+    assert len(unschedulable_now) == 1
+    watch._listed([fresh("c"), pod("b")])  # a re-list: c is new, b known
+    assert len(created) == 3
+    assert watch.awaiting()
+    assert len(unschedulable_now) == 1
