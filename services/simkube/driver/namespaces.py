@@ -2,9 +2,13 @@
 
 A namespace that already exists belongs to someone else (a user, another simulation), and
 replaying into it would mix the simulation with it and delete it at cleanup; the driver checks
-every namespace the trace needs before it creates anything. ``ensure`` does not wait for the
-new namespace's ``default`` ServiceAccount: only pods need it, admission refuses them with a
-Forbidden the applier knows to retry, and waiting here would delay every first event.
+every namespace the trace needs before it creates anything. ``ensure`` also creates the new
+namespace's ``default`` ServiceAccount rather than leave it to the controller-manager: until
+it exists, admission refuses every pod in the namespace with a Forbidden, and whoever made
+the pod (the applier, a ReplicaSet controller) retries after a wall-clock backoff of tenths
+of a second — seconds of trace time at speed 10, different in every run, so two repetitions
+of one seed got different pod arrivals. One more request, no waiting; an AlreadyExists (the
+controller was first) is fine.
 """
 
 from __future__ import annotations
@@ -12,12 +16,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-from simkube.core.kubeapi import NAMESPACES, ApiError, KubeClient
+from simkube.core.kubeapi import NAMESPACES, SERVICE_ACCOUNTS, ApiError, KubeClient
 from simkube.driver.errors import SimulationConflictError
 from simkube.driver.names import SIMULATION_LABEL
 from simkube.driver.rewriting import RootRef
 
 CHECK_CONCURRENCY = 16
+DEFAULT_ACCOUNT = "default"  # what admission gives every pod that names none
 
 
 async def check_free(kube: KubeClient, names: Iterable[str]) -> None:
@@ -66,6 +71,13 @@ class Namespaces:
             if exc.code != 409:
                 raise
             await self._check_owned(name)
+        account = {"apiVersion": "v1", "kind": "ServiceAccount",
+                   "metadata": {"name": DEFAULT_ACCOUNT, "namespace": name}}
+        try:
+            await self._kube.request("POST", SERVICE_ACCOUNTS.path(namespace=name), body=account)
+        except ApiError as exc:
+            if exc.code != 409:
+                raise
 
     async def _check_owned(self, name: str) -> None:
         existing = await self._kube.request("GET", NAMESPACES.path(name=name))

@@ -39,7 +39,8 @@ async def test_server_side_apply_into_the_virtual_namespace() -> None:
                                          started=lambda: started.append(1))
     assert failure is None
     assert started == [1]
-    assert [c.path for c in kube.made("POST")] == ["/api/v1/namespaces"]
+    assert [c.path for c in kube.made("POST")] == [
+        "/api/v1/namespaces", "/api/v1/namespaces/v-a/serviceaccounts"]
     (patch,) = _patches(kube)
     assert patch.path == "/api/v1/namespaces/v-a/configmaps/c"
     assert patch.query == {"fieldManager": "simkube-driver", "force": "true"}
@@ -146,4 +147,5 @@ async def test_a_namespace_gone_meanwhile_is_created_again() -> None:
     kube = FakeKube(answer=lambda call: answers.pop() if call.method == "PATCH" and answers
                     else {})
     assert await _applier(kube).apply(config_map("c", namespace="a"), offset_ms=0) is None
-    assert len(kube.made("POST")) == 2  # the namespace, and again after it vanished
+    # The namespace and its default ServiceAccount, and again after it vanished.
+    assert len(kube.made("POST")) == 4

@@ -19,13 +19,15 @@ async def test_created_once_for_concurrent_callers() -> None:
     namespaces = Namespaces(kube, root=ROOT, simulation="sim")  # type: ignore[arg-type]
     await asyncio.gather(*(namespaces.ensure("virtual-a") for _ in range(10)))
     posts = kube.made("POST")
-    assert len(posts) == 1
+    assert len(posts) == 2  # the namespace, then its default ServiceAccount
     metadata = posts[0].body["metadata"]
     assert metadata["name"] == "virtual-a"
     assert metadata["ownerReferences"][0]["uid"] == "uid-1"
+    assert posts[1].path == "/api/v1/namespaces/virtual-a/serviceaccounts"
+    assert posts[1].body["metadata"] == {"name": "default", "namespace": "virtual-a"}
     namespaces.forget("virtual-a")
     await namespaces.ensure("virtual-a")
-    assert len(kube.made("POST")) == 2
+    assert len(kube.made("POST")) == 4
 
 
 async def test_an_existing_namespace_must_be_ours() -> None:
