@@ -14,9 +14,11 @@ import (
 	"github.com/awslabs/operatorpkg/controller"
 	"github.com/awslabs/operatorpkg/reconciler"
 	"github.com/awslabs/operatorpkg/singleton"
+	corev1 "k8s.io/api/core/v1"
 	controllerruntime "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
+	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
 )
 
 // loop is what pacedLoop needs of the controller it wraps.
@@ -53,16 +55,22 @@ func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
 		Complete(singleton.AsReconciler(p))
 }
 
-// paced returns controllers with the disruption loop wrapped at speed (unchanged at 1).
+// paced returns controllers with the disruption loop and the provisioner's pod and node
+// triggers (triggers.go) wrapped at speed (unchanged at 1).
 func paced(controllers []controller.Controller, speed float64) []controller.Controller {
 	if speed == 1 {
 		return controllers
 	}
 	out := make([]controller.Controller, len(controllers))
 	for i, c := range controllers {
-		if d, ok := c.(*disruption.Controller); ok {
-			out[i] = &pacedLoop{inner: d, speed: speed}
-		} else {
+		switch inner := c.(type) {
+		case *disruption.Controller:
+			out[i] = &pacedLoop{inner: inner, speed: speed}
+		case *provisioning.PodController:
+			out[i] = &pacedTrigger[*corev1.Pod]{inner: inner, speed: speed, kind: newPod}
+		case *provisioning.NodeController:
+			out[i] = &pacedTrigger[*corev1.Node]{inner: inner, speed: speed, kind: newNode}
+		default:
 			out[i] = c
 		}
 	}
