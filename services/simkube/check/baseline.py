@@ -94,7 +94,8 @@ def read_baseline(path: Path) -> Sample:
     if unknown:
         raise BaselineError(f"{path}: figures.{unknown[0]} is not a figure",
                             hint=f"figures: {', '.join(sorted(known))}")
-    provenance = tree.get("provenance") or {}
+    provenance = tree.get("provenance")
+    provenance = {} if provenance is None else provenance
     if not isinstance(provenance, dict):
         raise BaselineError(f"{path}: provenance is not a mapping")
     return Sample(label=str(tree.get("label") or path.name),

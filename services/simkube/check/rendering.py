@@ -26,8 +26,10 @@ def show_change(judgement: Judgement) -> str:
     change = judgement.change
     if change is None:
         return "-"
+    if change == 0:
+        return "±0"
     shown = judgement.figure.show(abs(change))
-    sign = "+" if change > 0 else "-" if change < 0 else "±"
+    sign = "+" if change > 0 else "-"
     relative = judgement.relative_change
     return f"{sign}{shown}" + ("" if relative is None else f" ({relative:+.1%})")
 
@@ -82,7 +84,8 @@ def headline(outcome: Outcome) -> str:
 
 
 def rich_table(outcome: Outcome) -> Table:
-    table = Table(title=headline(outcome), title_justify="left")
+    """The table; the headline goes on a line of its own (a title would wrap in a log)."""
+    table = Table()
     for header in HEADERS:
         table.add_column(header, justify="left" if header in ("figure", "verdict") else "right")
     for judgement in outcome.judgements:
@@ -92,7 +95,9 @@ def rich_table(outcome: Outcome) -> Table:
 
 
 def _escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """A cell's text safe in a table: pipes escaped, and dollars as entities, which GitHub
+    would otherwise read as the delimiters of inline math (``$3.94 ($3.84`` is a formula)."""
+    return text.replace("|", "\\|").replace("$", "&#36;")
 
 
 def markdown(outcome: Outcome) -> str:

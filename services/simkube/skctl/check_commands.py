@@ -20,7 +20,7 @@ from simkube.check.baseline import read_baseline, write_baseline
 from simkube.check.figures import Sample, read_runs
 from simkube.check.judging import Outcome, judge
 from simkube.check.junit import write_junit
-from simkube.check.rendering import json_data, markdown, rich_table
+from simkube.check.rendering import headline, json_data, markdown, rich_table
 from simkube.check.thresholds import load_thresholds
 from simkube.core.cli import SPEED
 from simkube.core.errors import ConfigError
@@ -165,6 +165,7 @@ def show(outcome: Outcome, *, as_json: bool, as_markdown: bool) -> None:
         out = Console()
         # Piped (a CI log), rich would squeeze the table into 80 columns and cut the cells.
         (out if out.is_terminal else Console(width=140)).print(rich_table(outcome))
+        click.echo(headline(outcome))
 
 
 def write_baseline_file(path: Path | None, sample: Sample, *, extra: dict[str, str]) -> None:
