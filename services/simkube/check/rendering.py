@@ -65,11 +65,11 @@ def cells(judgement: Judgement) -> tuple[str, str, str, str, str]:
 
 
 def failure_text(judgement: Judgement) -> str:
-    """One regression in a sentence: ``node hours rose 8.000 h → 9.500 h (+18.8 %), past
-    the limit ≤ 8.400 h``."""
+    """One regression in a sentence: ``node hours rose 8.000 h → 9.500 h, +1.500 h
+    (+18.8%), past the limit ≤ 8.400 h``."""
     _, before, after, change, limit = cells(judgement)
     moved = "rose" if (judgement.change or 0) > 0 else "fell"
-    return f"{judgement.figure.label} {moved} {before} → {after} ({change}), past the limit {limit}"
+    return f"{judgement.figure.label} {moved} {before} → {after}, {change}, past the limit {limit}"
 
 
 def headline(outcome: Outcome) -> str:

@@ -23,7 +23,7 @@ from simkube.check.junit import write_junit
 from simkube.check.rendering import headline, json_data, markdown, rich_table
 from simkube.check.thresholds import load_thresholds
 from simkube.core.cli import SPEED
-from simkube.core.errors import ConfigError
+from simkube.core.errors import ConfigError, SimkubeError
 from simkube.core.simtime import TimeScale
 from simkube.report import locate
 from simkube.skctl import sim_commands, sim_manifest
@@ -31,6 +31,10 @@ from simkube.skctl.cluster_options import env_option, json_option, kubeconfig_op
 
 EXIT_REGRESSION = 1
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+class ReplayFailedError(SimkubeError, exit_code=2):
+    """The trace ``--trace`` replayed ended Failed: there are no runs to judge."""
 
 
 def run_dirs(text: str, *, kubeconfig: Path | None, env: str | None) -> tuple[str, list[Path]]:
@@ -71,8 +75,12 @@ def replay(*, trace: Path, speed: TimeScale | None, repetitions: int | None,
     """Replay ``trace`` now as ``skctl run --wait`` does; the Simulation's runs."""
     simulation = sim_manifest.from_flags(sim_manifest.RunFlags(
         name=name, trace=str(trace), speed=speed, repetitions=repetitions, duration=duration))
-    sim_commands.create_simulation(simulation, wait=True, timeout=timeout,
-                                   kubeconfig=kubeconfig, env_name=env)
+    try:
+        sim_commands.create_simulation(simulation, wait=True, timeout=timeout,
+                                       kubeconfig=kubeconfig, env_name=env)
+    except sim_commands.SimulationFailedError as exc:
+        # skctl run exits 1 for it; here 1 means "a regression", and there is nothing to judge.
+        raise ReplayFailedError(exc.message, hint=exc.hint) from None
     return run_dirs(simulation["metadata"]["name"], kubeconfig=kubeconfig, env=env)
 
 

@@ -28,7 +28,7 @@ def test_one_testcase_per_figure_and_a_failure_with_the_numbers(tmp_path: Path) 
     assert sorted(cases) == sorted(figure.value for figure in Figure)
     failure = cases["node_hours"].find("failure")
     assert failure is not None
-    assert failure.get("message") == ("node hours rose 8.000 h → 10.000 h (+2.000 h (+25.0%)), "
+    assert failure.get("message") == ("node hours rose 8.000 h → 10.000 h, +2.000 h (+25.0%), "
                                       "past the limit ≤ 8.400 h")
     assert cases["cost_usd"].find("failure") is None
     assert cases["scale_ups"].find("skipped") is not None

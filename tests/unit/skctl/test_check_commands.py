@@ -175,3 +175,13 @@ def test_the_installed_command_exits_with_the_codes(tmp_path: Path) -> None:
     assert missing.returncode == 2
     assert "Traceback" not in missing.stderr
     assert check_commands.EXIT_REGRESSION == 1
+
+
+def test_a_failed_replay_exits_2_not_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def create(simulation: dict[str, Any], **_options: Any) -> dict[str, Any]:
+        raise sim_commands.SimulationFailedError("simulation 'now' ended Failed: boom")
+
+    monkeypatch.setattr(sim_commands, "create_simulation", create)
+    trace = Path(__file__).parents[2] / "data" / "simkube" / "cronjob.sktrace"
+    code, text = _check("--trace", str(trace), "--baseline", str(_runs(tmp_path, "b", 8.0)))
+    assert (code, "ended Failed: boom" in text) == (2, True)
