@@ -11,6 +11,7 @@ import click
 from simkube.core.cli import run_command
 from simkube.core.logs import configure_logging
 from simkube.core.version import UPSTREAM, product_version
+from simkube.skctl.check_commands import check_command
 from simkube.skctl.env_commands import env_group
 from simkube.skctl.export_commands import export_command, tracer_group
 from simkube.skctl.report_commands import compare_command, report_command
@@ -42,6 +43,7 @@ cli.add_command(tracer_group)
 cli.add_command(trace_group)
 cli.add_command(report_command)
 cli.add_command(compare_command)
+cli.add_command(check_command)
 cli.add_command(study_group)
 for command in SIMULATION_COMMANDS:
     cli.add_command(command)

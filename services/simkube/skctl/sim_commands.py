@@ -107,6 +107,24 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
     else:
         simulation = sim_manifest.from_flags(flags)
     name = simulation["metadata"]["name"]
+    if not wait:
+        create_simulation(simulation, wait=False, timeout=timeout, kubeconfig=kubeconfig,
+                          env_name=env_name)
+        click.echo(f"follow it with: skctl status {name}")
+        return
+    create_simulation(simulation, wait=True, timeout=timeout, kubeconfig=kubeconfig,
+                      env_name=env_name)
+    click.echo(f"report: skctl report {name}")
+
+
+def create_simulation(simulation: dict[str, Any], *, wait: bool, timeout: float | None,
+                      kubeconfig: Path | None, env_name: str | None) -> dict[str, Any]:
+    """Create ``simulation``; with ``wait``, follow it to its end and show its runs.
+
+    What ``skctl run`` does, for other commands that replay a trace (``skctl check
+    --trace``): the resource as created, or its final state, refused unless Finished.
+    """
+    name = simulation["metadata"]["name"]
     for warning in sim_manifest.timer_warnings(simulation):
         notes.print(f"[yellow]WARNING:[/] {warning}", highlight=False)
 
@@ -119,15 +137,14 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
 
     final = _with_cluster(kubeconfig, env_name, action)
     if not wait:
-        click.echo(f"follow it with: skctl status {name}")
-        return
+        return final
     sim_tables.print_details(final)
     if state_of(final) != State.FINISHED:
         raise SimulationFailedError(f"simulation {name!r} ended "
                                f"{state_of(final)}: "
                                f"{(final.get('status') or {}).get('message') or 'no message'}",
                                hint=f"kubectl describe sim {name} shows its Events")
-    click.echo(f"report: skctl report {name}")
+    return final
 
 
 @click.command("status")
