@@ -85,7 +85,9 @@ def plan_command(file: Path, parallel: int, as_json: bool) -> None:
     for point, seconds in zip(points, estimates, strict=True):
         table.add_row(str(point.index), point.label, point.autoscaler.value,
                       human_duration(seconds * 1000))
-    Console().print(table)
+    out = Console()
+    # Piped (a log, CI), rich would squeeze the table into 80 columns and cut the settings.
+    (out if out.is_terminal else Console(width=160)).print(table)
     click.echo(f"estimated wall time at --parallel {parallel}: {human_duration(total * 1000)} "
                f"({sweep.base.repetitions} x replay ÷ {sweep.base.scale.speed:g} + "
                f"{RUN_OVERHEAD_S:g} s overhead a point; parallel points assumed not to slow "

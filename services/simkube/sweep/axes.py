@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from simkube.core.durations import parse_duration
-from simkube.core.errors import ConfigError
+from simkube.core.errors import ConfigError, SimkubeError
 from simkube.core.timers import BY_KEY
 from simkube.env.autoscalers import cluster_autoscaler as ca
 from simkube.env.autoscalers.kinds import AutoscalerKind
@@ -142,7 +142,7 @@ def _ca_flag(target: Any, values: list[Any], where: str) -> Axis:
     for index, text in enumerate(texts):
         try:
             ca.merge_flags((f"{target}={text}",))
-        except ConfigError as exc:
+        except SimkubeError as exc:  # the environment's refusal of a flag it owns
             raise ConfigError(f"{where}.values[{index}]: {exc.message}") from None
     return Axis(kind=AxisKind.CA_FLAG, target=target, values=tuple(texts))
 
