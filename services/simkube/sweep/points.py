@@ -83,7 +83,7 @@ def _point(sweep: Sweep, index: int, settings: Sequence[tuple[Axis, Value]], *,
             flags.append(f"{axis.target}={value}")
         elif axis.kind is AxisKind.NODE_GROUPS and axis.field is not None:
             group_edits.append((axis.group, axis.field, value))
-        elif axis.kind is AxisKind.TRACE_EDIT:
+        elif axis.kind is AxisKind.TRACE_EDIT and value != 1.0:  # x1 is the trace as it is
             edits.append((TraceEdit(axis.target), float(value)))
     try:
         timer_settings(timer_spec(timers))
@@ -91,6 +91,8 @@ def _point(sweep: Sweep, index: int, settings: Sequence[tuple[Axis, Value]], *,
         raise ConfigError(f"{where}: {exc.message}") from None
     edited = (nodegroups.apply(document, group_edits, source=source, where=where)
               if group_edits else None)
+    if edited == document:  # the base's own values: the base file serves
+        edited = None
     differs = tuple(axis.setting(value) for axis, value in settings
                     if _differs(sweep, axis, value, document=document))
     return Point(index=index, settings=tuple(settings), differs=differs, autoscaler=autoscaler,

@@ -68,6 +68,7 @@ def make_report(output: Path) -> SweepReport:
     measured = done(points)
     fronts = frontiers(measured)
     target = output / REPORT_DIR
+    target.mkdir(parents=True, exist_ok=True)
     plots = [tradeoff_plot(measured, fronts[f"{x.value}/{y.value}"], x=x, y=y, output=target)
              for x, y in PAIRS] if measured else []
     table = grid(points, title=f"sweep {recorded.sweep}: {len(measured)} of {len(points)} "
