@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from simkube.core.errors import ConfigError
+from simkube.results.files import atomic_write
 
 FILE = "manifest.json"
 LOCK = ".manifest.lock"
@@ -91,9 +91,7 @@ def _write(output: Path, manifest: Manifest) -> None:
                             "digest": manifest.digest,
                             "points": {str(index): asdict(record) for index, record
                                        in sorted(manifest.points.items())}}
-    temporary = output / f".{FILE}.{os.getpid()}.tmp"
-    temporary.write_text(json.dumps(tree, indent=2) + "\n", encoding="utf-8")
-    temporary.replace(output / FILE)
+    atomic_write(output / FILE, json.dumps(tree, indent=2) + "\n")
 
 
 def prepare(output: Path, *, sweep: str, file: Path, digest: str,

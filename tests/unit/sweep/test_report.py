@@ -87,7 +87,7 @@ def test_skctl_sweep_report_json(tmp_path: Path) -> None:
 
 
 def test_a_directory_without_a_manifest_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="has no manifest.json: not a sweep's output"):
+    with pytest.raises(ConfigError, match=r"has no manifest\.json: not a sweep's output"):
         make_report(tmp_path)
 
 

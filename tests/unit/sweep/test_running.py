@@ -136,7 +136,8 @@ def test_a_changed_sweep_file_is_refused_against_its_directory(tmp_path: Path) -
                                            f"the sweep file {changed.path} (SHA-256 ")
     assert runner.ran == []
     kept = manifest.read(output)
-    assert kept is not None and kept.digest == sweep.digest
+    assert kept is not None
+    assert kept.digest == sweep.digest
 
 
 def test_the_worker_path_skips_a_done_point(tmp_path: Path) -> None:
@@ -169,4 +170,4 @@ def test_the_manifest_is_json_with_every_point(tmp_path: Path) -> None:
     read = manifest.read(output)
     assert read is not None
     assert [r.state for r in read.points.values()] == [PointState.PENDING] * 3
-    assert not list(output.glob(".manifest.json.*.tmp"))
+    assert not list(output.glob(".manifest.json.tmp"))
