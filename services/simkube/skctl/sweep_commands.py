@@ -50,7 +50,10 @@ def sweep_group() -> None:
 
 def _load(file: Path) -> tuple[Sweep, list[Point]]:
     sweep = load_sweep(file)
-    return sweep, build_points(sweep)
+    try:
+        return sweep, build_points(sweep)
+    except ConfigError as exc:  # a point that cannot be built: name the file too
+        raise ConfigError(f"{file}: {exc.message}", hint=exc.hint) from None
 
 
 def _point_estimate(sweep: Sweep) -> float:
