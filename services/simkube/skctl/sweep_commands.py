@@ -61,7 +61,7 @@ def _point_estimate(sweep: Sweep) -> float:
     times; trace edits scale replicas and requests, not time)."""
     trace_s = trace_seconds(duration=sweep.base.duration, trace=sweep.base.trace)
     return point_seconds(repetitions=sweep.base.repetitions, trace_s=trace_s,
-                         speed=sweep.base.scale.speed)
+                         scale=sweep.base.scale)
 
 
 @sweep_group.command("plan")

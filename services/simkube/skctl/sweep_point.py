@@ -47,7 +47,7 @@ def run_point(job: PointJob) -> None:
     estimate = point_seconds(repetitions=sweep.base.repetitions,
                              trace_s=trace_seconds(duration=sweep.base.duration,
                                                    trace=inputs.trace),
-                             speed=sweep.base.scale.speed)
+                             scale=sweep.base.scale)
     with contextlib.suppress(EnvironmentStateError):
         lifecycle.down(job.env_name)  # left running by an interrupted attempt
     results = results_dir(job.env_name) / job.simulation

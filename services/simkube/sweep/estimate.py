@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from simkube.core.durations import parse_duration
+from simkube.core.simtime import TimeScale
 from simkube.trace import read_trace
 
 # docs/benchmarks.md, "Autoscaler study": two studies of 2,034 s of trace at 10x took 458 s
@@ -32,9 +33,9 @@ def trace_seconds(*, duration: str | None, trace: Path) -> float:
     return max(0, (whole.end_ms or 0) - (whole.start_ms or 0)) / 1000
 
 
-def point_seconds(*, repetitions: int, trace_s: float, speed: float) -> float:
+def point_seconds(*, repetitions: int, trace_s: float, scale: TimeScale) -> float:
     """Wall seconds of one point: its replays plus ``RUN_OVERHEAD_S``."""
-    return repetitions * trace_s / speed + RUN_OVERHEAD_S
+    return repetitions * scale.to_wall(trace_s) + RUN_OVERHEAD_S
 
 
 def makespan(durations: Sequence[float], *, parallel: int,

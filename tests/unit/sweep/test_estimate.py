@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from simkube.core.simtime import TimeScale
 from simkube.sweep.estimate import RUN_OVERHEAD_S, makespan, point_seconds, trace_seconds
 
 pytestmark = pytest.mark.unit
@@ -9,7 +10,8 @@ pytestmark = pytest.mark.unit
 
 def test_a_point_is_its_replays_and_the_measured_overhead() -> None:
     assert pytest.approx(25.6) == RUN_OVERHEAD_S
-    assert point_seconds(repetitions=2, trace_s=1800, speed=10) == pytest.approx(360 + 25.6)
+    assert point_seconds(repetitions=2, trace_s=1800,
+                         scale=TimeScale(speed=10)) == pytest.approx(360 + 25.6)
 
 
 def test_the_makespan_hands_points_to_the_first_free_worker() -> None:
