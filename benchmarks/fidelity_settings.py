@@ -18,8 +18,7 @@ from simkube.core.errors import ConfigError
 from simkube.core.simtime import SpeedError, TimerSettings, parse_speed
 from simkube.core.timers import Component
 from simkube.env.autoscalers.kinds import AutoscalerKind
-from simkube.simulation.timers import TimerSpecError, timer_settings
-from simkube.skctl.sim_manifest import timer_sections
+from simkube.simulation.timers import TimerSpecError, timer_sections, timer_settings
 
 MINUTES = "SIMKUBE_FIDELITY_MINUTES"
 SPEEDS = "SIMKUBE_FIDELITY_SPEEDS"

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import difflib
 import zlib
+from collections.abc import Mapping
 from typing import Any
 
 from simkube.core.durations import DurationError, parse_duration
-from simkube.core.errors import SimkubeError
+from simkube.core.errors import ConfigError, SimkubeError
 from simkube.core.simtime import TimerSettings
 from simkube.core.timers import BY_KEY, NEVER, Component, Timer, for_component
 
@@ -24,6 +25,9 @@ FIELDS = {Component.CLUSTER_AUTOSCALER: "spec.autoscaler.clusterAutoscaler",
           Component.KUBE_SCHEDULER: "spec.scheduler",
           Component.KUBE_CONTROLLER_MANAGER: "spec.controllerManager"}
 MAX_SEED = 2**63 - 1
+# Each component's section, as ``--timer SECTION.NAME`` and a timer's key name it, and where
+# it sits in the spec (``clusterAutoscaler`` → ``autoscaler.clusterAutoscaler``).
+SECTIONS = {component.value: tuple(field.split(".")[1:]) for component, field in FIELDS.items()}
 
 
 class TimerSpecError(SimkubeError):
@@ -92,3 +96,31 @@ def seed_of(spec: dict[str, Any], *, name: str) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= MAX_SEED:
         raise TimerSpecError(f"spec.seed {raw!r} must be a whole number from 0 to {MAX_SEED}")
     return raw
+
+
+def timer_spec(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"clusterAutoscaler.scan-interval": "10s", ...}`` as the spec sections that hold them
+    (``spec.autoscaler.clusterAutoscaler.scan-interval``); the names are checked later, by
+    ``timer_settings``, with the known ones in the message."""
+    spec: dict[str, Any] = {}
+    for key, value in values.items():
+        section, _, name = key.partition(".")
+        place = spec
+        for step in SECTIONS[section]:
+            place = place.setdefault(step, {})
+        place[name] = value
+    return spec
+
+
+def timer_sections(timers: tuple[str, ...]) -> dict[str, Any]:
+    """``--timer clusterAutoscaler.scan-interval=10s`` etc. as spec sections."""
+    values: dict[str, str] = {}
+    for given in timers:
+        key, equals, value = given.partition("=")
+        section, dot, name = key.partition(".")
+        if not equals or not dot or section not in SECTIONS or not name or not value:
+            raise ConfigError(f"--timer {given!r} is not SECTION.NAME=VALUE with SECTION one "
+                              f"of {', '.join(SECTIONS)}",
+                              hint="for example --timer clusterAutoscaler.scan-interval=10s")
+        values[key] = value
+    return timer_spec(values)

@@ -17,6 +17,7 @@ from simkube.skctl.export_commands import export_command, tracer_group
 from simkube.skctl.report_commands import compare_command, report_command
 from simkube.skctl.sim_commands import SIMULATION_COMMANDS
 from simkube.skctl.study import study_group
+from simkube.skctl.sweep_commands import sweep_group
 from simkube.skctl.trace_commands import trace_group
 
 
@@ -45,6 +46,7 @@ cli.add_command(report_command)
 cli.add_command(compare_command)
 cli.add_command(check_command)
 cli.add_command(study_group)
+cli.add_command(sweep_group)
 for command in SIMULATION_COMMANDS:
     cli.add_command(command)
 

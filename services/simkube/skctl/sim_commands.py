@@ -30,8 +30,9 @@ notes = Console(stderr=True)
 DELETE_WAIT = 120.0
 
 
-def _with_cluster(kubeconfig: Path | None, env_name: str | None,
-                  action: Callable[[KubeClient], Awaitable[T]]) -> T:
+def with_cluster(kubeconfig: Path | None, env_name: str | None,
+                 action: Callable[[KubeClient], Awaitable[T]]) -> T:
+    """Run ``action`` with a client of ``--kubeconfig`` or local environment ``env_name``."""
     async def main() -> T:
         config = sim_client.kubeconfig_for(kubeconfig=kubeconfig, env=env_name)
         kube = await KubeClient.connect(kubeconfig=config, pool_size=4)
@@ -135,7 +136,7 @@ def create_simulation(simulation: dict[str, Any], *, wait: bool, timeout: float 
             return simulation
         return await sim_progress.follow(kube, name, console=notes, timeout=timeout)
 
-    final = _with_cluster(kubeconfig, env_name, action)
+    final = with_cluster(kubeconfig, env_name, action)
     if not wait:
         return final
     sim_tables.print_details(final)
@@ -156,7 +157,7 @@ def status_command(name: str | None, kubeconfig: Path | None, env_name: str | No
                    as_json: bool) -> None:
     """Every simulation, or one (with its runs) when NAME is given."""
     if name is None:
-        items = _with_cluster(kubeconfig, env_name, sim_client.list_all)
+        items = with_cluster(kubeconfig, env_name, sim_client.list_all)
         if as_json:
             click.echo(json.dumps(items, indent=2))
         else:
@@ -166,7 +167,7 @@ def status_command(name: str | None, kubeconfig: Path | None, env_name: str | No
     async def one(kube: KubeClient) -> dict[str, Any]:
         return await sim_client.get(kube, name)
 
-    simulation = _with_cluster(kubeconfig, env_name, one)
+    simulation = with_cluster(kubeconfig, env_name, one)
     if as_json:
         click.echo(json.dumps(simulation, indent=2))
     else:
@@ -185,7 +186,7 @@ def _pausing_command(*, paused: bool, help_text: str) -> click.Command:
         async def action(kube: KubeClient) -> dict[str, Any]:
             return await sim_client.set_paused(kube, name, paused=paused)
 
-        _with_cluster(kubeconfig, env_name, action)
+        with_cluster(kubeconfig, env_name, action)
         notes.print(f"[green]✓[/] simulation {name!r} {'pausing' if paused else 'resuming'} "
                     "(sk-ctrl carries it out; 'skctl status' shows when it did)")
 
@@ -210,7 +211,7 @@ def delete_command(name: str, no_wait: bool, kubeconfig: Path | None,
         return await sim_client.delete(kube, name, wait=0 if no_wait else DELETE_WAIT)
 
     with notes.status(f"deleting {name} (sk-ctrl cancels the run and cleans up)"):
-        gone = _with_cluster(kubeconfig, env_name, action)
+        gone = with_cluster(kubeconfig, env_name, action)
     if not gone:
         raise SimkubeError(f"simulation {name!r} is still there after {DELETE_WAIT:.0f}s",
                            hint="its finalizer waits for sk-ctrl: is sk-ctrl running?")

@@ -25,6 +25,7 @@ from simkube.core.simtime import TimeScale
 from simkube.simulation import names
 from simkube.simulation.names import DNS_LABEL
 from simkube.simulation.spec import SpecError, parse_spec
+from simkube.simulation.timers import timer_sections
 from simkube.trace import PREFIX_BYTES, TraceFormatError, detect_format
 
 URL_SCHEMES = re.compile(r"^(https?|file)://")
@@ -52,28 +53,6 @@ class RunFlags:
     timers: tuple[str, ...] = ()  # SECTION.NAME=VALUE each, trace time
     hold: bool | None = None  # spec.clock.holdForAutoscaler (--hold/--no-hold)
     max_hold: str | None = None  # spec.clock.maxHold, wall time
-
-
-SECTIONS = {"clusterAutoscaler": ("autoscaler", "clusterAutoscaler"),
-            "karpenter": ("autoscaler", "karpenter"),
-            "scheduler": ("scheduler",), "controllerManager": ("controllerManager",)}
-
-
-def timer_sections(timers: tuple[str, ...]) -> dict[str, Any]:
-    """``--timer clusterAutoscaler.scan-interval=10s`` etc. as spec sections."""
-    spec: dict[str, Any] = {}
-    for given in timers:
-        key, equals, value = given.partition("=")
-        section, dot, name = key.partition(".")
-        if not equals or not dot or section not in SECTIONS or not name or not value:
-            raise ConfigError(f"--timer {given!r} is not SECTION.NAME=VALUE with SECTION one "
-                              f"of {', '.join(SECTIONS)}",
-                              hint="for example --timer clusterAutoscaler.scan-interval=10s")
-        place = spec
-        for step in SECTIONS[section]:
-            place = place.setdefault(step, {})
-        place[name] = value
-    return spec
 
 
 def default_name(trace: str, *, now: datetime.datetime | None = None) -> str:

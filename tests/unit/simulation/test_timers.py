@@ -5,8 +5,7 @@ from typing import Any
 import pytest
 
 from simkube.core.timers import NEVER
-from simkube.simulation.timers import TimerSpecError, seed_of, timer_settings
-from simkube.skctl.sim_manifest import timer_sections
+from simkube.simulation.timers import TimerSpecError, seed_of, timer_sections, timer_settings
 
 pytestmark = pytest.mark.unit
 

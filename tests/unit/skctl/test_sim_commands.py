@@ -33,7 +33,7 @@ def created(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         return asyncio.run(action(None))
 
     monkeypatch.setattr(sim_client, "create", create)
-    monkeypatch.setattr(sim_commands, "_with_cluster", with_cluster)
+    monkeypatch.setattr(sim_commands, "with_cluster", with_cluster)
     return sent
 
 

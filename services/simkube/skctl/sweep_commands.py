@@ -1,0 +1,187 @@
+"""``skctl sweep plan|run|worker|report``: one trace replayed over a grid of settings.
+
+Thin commands over ``simkube.sweep``: the file is read and every point built (and checked)
+before anything starts; ``run`` hands each point to ``sweep_point.run_point`` in a pool of
+``--parallel`` threads and draws one progress bar for the whole sweep; ``worker`` runs one
+point by index, as a pod of a Kubernetes Indexed Job would; ``report`` reads what the runs
+left. Tables and JSON go to stdout, progress to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from simkube.core.durations import human_duration
+from simkube.core.errors import ConfigError, SimkubeError
+from simkube.report.tables import rich_table
+from simkube.skctl.cluster_options import json_option
+from simkube.skctl.sweep_point import run_point
+from simkube.sweep import running
+from simkube.sweep.estimate import RUN_OVERHEAD_S, makespan, point_seconds, trace_seconds
+from simkube.sweep.manifest import PointRecord, PointState
+from simkube.sweep.points import Point, build_points
+from simkube.sweep.report import make_report
+from simkube.sweep.spec import Sweep, load_sweep
+
+notes = Console(stderr=True)
+INDEX_ENV = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
+file_argument = click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+parallel_option = click.option(
+    "--parallel", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Points at a time, each in its own environment (throughput not measured yet).")
+
+
+class SweepFailedError(SimkubeError):
+    """Some points of the sweep failed; the manifest says why."""
+
+
+@click.group("sweep")
+def sweep_group() -> None:
+    """Replay one trace over a grid of settings and find the trade-offs (docs/sweeps.md)."""
+
+
+def _load(file: Path) -> tuple[Sweep, list[Point]]:
+    sweep = load_sweep(file)
+    try:
+        return sweep, build_points(sweep)
+    except ConfigError as exc:  # a point that cannot be built: name the file too
+        raise ConfigError(f"{file}: {exc.message}", hint=exc.hint) from None
+
+
+def _point_estimate(sweep: Sweep) -> float:
+    """Wall seconds of one point (every point replays the same span the same number of
+    times; trace edits scale replicas and requests, not time)."""
+    trace_s = trace_seconds(duration=sweep.base.duration, trace=sweep.base.trace)
+    return point_seconds(repetitions=sweep.base.repetitions, trace_s=trace_s,
+                         scale=sweep.base.scale)
+
+
+@sweep_group.command("plan")
+@file_argument
+@parallel_option
+@json_option
+def plan_command(file: Path, parallel: int, as_json: bool) -> None:
+    """Print every point of FILE and the estimated wall time; start nothing."""
+    sweep, points = _load(file)
+    estimates = [_point_estimate(sweep)] * len(points)
+    total = makespan(estimates, parallel=parallel)
+    if as_json:
+        click.echo(json.dumps({
+            "sweep": sweep.name, "file": str(sweep.path), "digest": sweep.digest,
+            "parallel": parallel, "overhead_s": RUN_OVERHEAD_S, "estimate_s": round(total, 1),
+            "points": [{"index": p.index, "differs": list(p.differs),
+                        "settings": [axis.setting(value) for axis, value in p.settings],
+                        "autoscaler": p.autoscaler.value, "estimate_s": round(seconds, 1)}
+                       for p, seconds in zip(points, estimates, strict=True)]}, indent=2))
+        return
+    table = Table(title=f"sweep {sweep.name}: {len(points)} points")
+    for column in ("point", "differs from the base", "autoscaler", "estimate"):
+        table.add_column(column, justify="right" if column in ("point", "estimate") else "left")
+    for point, seconds in zip(points, estimates, strict=True):
+        table.add_row(str(point.index), point.label, point.autoscaler.value,
+                      human_duration(seconds * 1000))
+    out = Console()
+    # Piped (a log, CI), rich would squeeze the table into 80 columns and cut the settings.
+    (out if out.is_terminal else Console(width=160)).print(table)
+    click.echo(f"estimated wall time at --parallel {parallel}: {human_duration(total * 1000)} "
+               f"({sweep.base.repetitions} x replay ÷ {sweep.base.scale.speed:g} + "
+               f"{RUN_OVERHEAD_S:g} s overhead a point; parallel points assumed not to slow "
+               "each other, which is not measured yet)")
+
+
+@sweep_group.command("run")
+@file_argument
+@click.option("--output", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="The sweep's directory: manifest, points/<index>/run-N, report.")
+@parallel_option
+def run_command(file: Path, output: Path, parallel: int) -> None:
+    """Run every point of FILE not yet done in OUTPUT; rerun to resume."""
+    sweep, points = _load(file)
+    estimate = _point_estimate(sweep)
+    counts = dict.fromkeys(PointState, 0)
+    started: dict[int, float] = {}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"),
+                  console=notes) as progress:
+        task = progress.add_task(sweep.name, total=len(points), eta="-")
+
+        def on_change(record: PointRecord) -> None:
+            counts[record.state] += 1
+            if record.state is PointState.RUNNING:
+                started[record.index] = time.monotonic()
+            else:
+                counts[PointState.RUNNING] -= 1
+                started.pop(record.index, None)
+                progress.print(f"point {record.index} {record.state.value}"
+                               + (f": {record.reason}" if record.reason else ""))
+            finished = counts[PointState.DONE] + counts[PointState.FAILED]
+            busy = [max(0.0, estimate - (time.monotonic() - t)) for t in started.values()]
+            queued = max(0, len(todo) - finished - len(busy))
+            eta = makespan([estimate] * queued, parallel=parallel, busy=busy)
+            progress.update(task, completed=skipped + finished, eta=human_duration(eta * 1000),
+                            description=f"{sweep.name}: {counts[PointState.DONE]} done, "
+                                        f"{counts[PointState.RUNNING]} running, "
+                                        f"{counts[PointState.FAILED]} failed")
+
+        before = running.prepare(sweep, points, output=output)
+        todo = [i for i, record in before.points.items() if record.state is not PointState.DONE]
+        skipped = len(points) - len(todo)
+        progress.update(task, completed=skipped)
+        final = running.run_sweep(sweep=sweep, points=points, output=output, runner=run_point,
+                                  parallel=parallel, on_change=on_change)
+    failed = [r for r in final.points.values() if r.state is PointState.FAILED]
+    click.echo(f"{len(points) - len(failed)} of {len(points)} points done "
+               f"({skipped} from before); report: skctl sweep report {output}")
+    if failed:
+        raise SweepFailedError(f"{len(failed)} point(s) failed: "
+                               + "; ".join(f"{r.index}: {r.reason}" for r in failed),
+                               hint="rerun the same command to retry them")
+
+
+@sweep_group.command("worker")
+@file_argument
+@click.option("--index", type=click.IntRange(min=0),
+              help=f"The point to run (default: ${INDEX_ENV}, as in an Indexed Job).")
+@click.option("--output", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="The sweep's directory (shared by every worker).")
+def worker_command(file: Path, index: int | None, output: Path) -> None:
+    """Run one point of FILE (what each pod of an Indexed Job runs)."""
+    if index is None:
+        raw = os.environ.get(INDEX_ENV, "")
+        if not raw.isdigit():
+            raise ConfigError(f"give --index, or set ${INDEX_ENV} (found {raw!r})")
+        index = int(raw)
+    sweep, points = _load(file)
+    if index >= len(points):
+        raise ConfigError(f"--index {index}: the sweep has points 0 to {len(points) - 1}")
+    running.prepare(sweep, points, output=output)
+    record = running.execute_point(sweep=sweep, point=points[index], output=output,
+                                   runner=run_point)
+    click.echo(f"point {index} {record.state.value}"
+               + (f": {record.reason}" if record.reason else ""))
+    if record.state is PointState.FAILED:
+        raise SweepFailedError(f"point {index} failed: {record.reason}")
+
+
+@sweep_group.command("report")
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@json_option
+def report_command(directory: Path, as_json: bool) -> None:
+    """Table, Pareto frontiers, plots and an HTML page for the sweep in DIRECTORY."""
+    report = make_report(directory)
+    if as_json:
+        click.echo(json.dumps(report.data, indent=2))
+        return
+    out = Console()
+    (out if out.is_terminal else Console(width=160)).print(rich_table(report.grid))
+    for line in report.data["headlines"]:
+        click.echo(f"  - {line}")
+    click.echo(f"report: {report.html}")

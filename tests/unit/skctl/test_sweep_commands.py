@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from simkube.core.errors import ConfigError
+from simkube.skctl.main import cli
+from simkube.sweep.estimate import RUN_OVERHEAD_S
+from tests.unit.sweep.files import write_sweep
+
+pytestmark = pytest.mark.unit
+AXES = [{"caFlag": "--expander", "values": ["least-waste", "price", "random"]}]
+
+
+def test_plan_json_lists_every_point_and_the_estimate(tmp_path: Path) -> None:
+    path = write_sweep(tmp_path, axes=AXES)
+    result = CliRunner().invoke(cli, ["sweep", "plan", str(path), "--parallel", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.output)
+    one = 2 * 600 / 10 + RUN_OVERHEAD_S  # two runs of 10m at 10x, and the overhead
+    assert [p["differs"] for p in plan["points"]] == [[], ["--expander=price"],
+                                                      ["--expander=random"]]
+    assert plan["points"][1]["estimate_s"] == pytest.approx(one)
+    assert plan["estimate_s"] == pytest.approx(2 * one)  # three points on two workers
+
+
+def test_plan_names_the_file_when_a_point_cannot_be_built(tmp_path: Path) -> None:
+    path = write_sweep(tmp_path, axes=[{"autoscaler": ["karpenter"]}, *AXES])
+    result = CliRunner().invoke(cli, ["sweep", "plan", str(path)])
+    assert isinstance(result.exception, ConfigError)  # skctl's main makes it exit code 2
+    assert result.exception.message == (
+        f"{path}: point 0 (autoscaler=karpenter, --expander=least-waste): --expander is a "
+        "Cluster Autoscaler flag, and this point runs karpenter")
+
+
+def test_the_worker_needs_an_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JOB_COMPLETION_INDEX", raising=False)
+    path = write_sweep(tmp_path, axes=AXES)
+    result = CliRunner().invoke(cli, ["sweep", "worker", str(path), "--output",
+                                      str(tmp_path / "out")])
+    assert isinstance(result.exception, ConfigError)
+    assert result.exception.message == "give --index, or set $JOB_COMPLETION_INDEX (found '')"
+    monkeypatch.setenv("JOB_COMPLETION_INDEX", "7")
+    result = CliRunner().invoke(cli, ["sweep", "worker", str(path), "--output",
+                                      str(tmp_path / "out")])
+    assert isinstance(result.exception, ConfigError)
+    assert result.exception.message == "--index 7: the sweep has points 0 to 2"
+    assert not (tmp_path / "out").exists()  # nothing created on an error
