@@ -50,7 +50,8 @@ def test_karpenter_builds_the_wrappers_own_main() -> None:
     assert KARPENTER.packages[Binary.KARPENTER] == "simkube.local/toolchain/karpenter"
     assert "module simkube.local/toolchain/karpenter" in (
         KARPENTER.module_dir / "go.mod").read_text()
-    assert [p.name for p in KARPENTER.sources] == ["clock.go", "main.go", "paced.go"]
+    assert [p.name for p in KARPENTER.sources] == ["clock.go", "main.go", "paced.go",
+                                                   "triggers.go"]
     assert all(not group.sources for group in (ETCD, KUBERNETES))
 
 
