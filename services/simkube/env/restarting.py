@@ -5,7 +5,8 @@ Karpenter keep their state in the cluster, so a restart mid-scale-up must neithe
 duplicate a node (for Karpenter's KWOK provider that takes ``karpenter_instances``).
 ``skctl env restart`` lets a user (and the autoscaler test tier) check that with the real
 processes: the component is stopped, started again with the command line, log and port it
-had, and waited for until its health check answers, as ``env up`` does.
+had, and waited for until its health check answers, as ``env up`` does — and, for the
+controller-manager, until its controllers act (``controlplane/readiness.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from simkube.core.errors import EnvironmentStateError
 from simkube.env import health, processes, state
 from simkube.env.autoscalers.karpenter import NAME as KARPENTER
 from simkube.env.autoscalers.karpenter_instances import recover_instances
+from simkube.env.controlplane.components import Component
+from simkube.env.controlplane.readiness import wait_for_controllers
 from simkube.env.controlplane.startup import last_lines
 from simkube.env.lifecycle import running
 
@@ -58,6 +61,8 @@ def restart_record(env: state.EnvState, record: state.ComponentRecord, *,
             f"{record.log}:\n{last_lines(record.log)}")
     if record.name == KARPENTER:  # its in-flight instances died with it; a cloud's would not
         recover_instances(kubeconfig=Path(env.kubeconfig))
+    if record.name == Component.KUBE_CONTROLLER_MANAGER.value:  # healthy is not yet acting
+        wait_for_controllers(kubeconfig=Path(env.kubeconfig))
     return record
 
 

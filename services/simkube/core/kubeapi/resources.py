@@ -72,6 +72,8 @@ EVENTS = _core("events", "Event", namespaced=True)
 SERVICE_ACCOUNTS = _core("serviceaccounts", "ServiceAccount", namespaced=True)
 DEPLOYMENTS = Resource(group="apps", version="v1", plural="deployments", kind="Deployment",
                        namespaced=True)
+REPLICA_SETS = Resource(group="apps", version="v1", plural="replicasets", kind="ReplicaSet",
+                        namespaced=True)
 CRON_JOBS = Resource(group="batch", version="v1", plural="cronjobs", kind="CronJob",
                      namespaced=True)
 LEASES = Resource(group="coordination.k8s.io", version="v1", plural="leases", kind="Lease",
