@@ -42,8 +42,19 @@ func main() {
 	// The provider without overlays is passed on too: some controllers need the raw offers.
 	raw := kwok.NewCloudProvider(ctx, op.GetClient(), types)
 	provider := overlay.Decorate(raw, op.GetClient(), op.InstanceTypeStore)
-	cluster := state.NewCluster(op.Clock, op.GetClient(), provider)
+	// The cluster state keeps nominations on the trace clock, which the disruption
+	// controller reads them with (traceclock.go).
+	trace := newTraceClock(speed)
+	cluster := state.NewCluster(trace, op.GetClient(), provider)
 	all := controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(),
 		op.EventRecorder, provider, raw, cluster, op.InstanceTypeStore)
+	if speed != 1 {
+		all, err = retimed(all, retimedDeps{kubeClient: op.GetClient(), recorder: op.EventRecorder,
+			provider: provider, cluster: cluster, clock: op.Clock, traceClock: trace})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "karpenter: %v\n", err)
+			os.Exit(2)
+		}
+	}
 	op.WithControllers(ctx, paced(all, speed)...).Start(ctx)
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/awslabs/operatorpkg/controller"
+	"k8s.io/utils/clock"
+)
+
+func TestTraceClockAtSpeedOneIsReal(t *testing.T) {
+	if _, ok := newTraceClock(1).(clock.RealClock); !ok {
+		t.Fatal("speed 1 must give the real clock")
+	}
+}
+
+// Now advances speed seconds per wall second from the real start, so a nomination window
+// of 10 s taken and checked on this clock lasts 10 s / speed of wall time.
+func TestTraceClockNowRunsAtSpeed(t *testing.T) {
+	c := newTraceClock(100)
+	first := c.Now()
+	if d := first.Sub(time.Now()); d > time.Second || d < -time.Second {
+		t.Fatalf("Now starts %v away from the real time", d)
+	}
+	time.Sleep(20 * time.Millisecond)
+	got := c.Since(first)
+	if got < 2*time.Second || got > 10*time.Second {
+		t.Fatalf("20 ms of wall time at 100x gave %v, want about 2 s", got)
+	}
+	until := c.Now().Add(10 * time.Second)
+	time.Sleep(150 * time.Millisecond)
+	if !until.Before(c.Now()) {
+		t.Fatal("a 10 s window should be over after 150 ms of wall time at 100x")
+	}
+}
+
+func TestTraceClockWaitsAreDivided(t *testing.T) {
+	c := newTraceClock(1000)
+	start := time.Now()
+	<-c.After(time.Second)
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("1 s at 1000x waited %v", d)
+	}
+}
+
+func TestRetimedNeedsTheProvisionerAndQueues(t *testing.T) {
+	if _, err := retimed([]controller.Controller{}, retimedDeps{}); err == nil {
+		t.Fatal("an empty list must be refused")
+	}
+}
