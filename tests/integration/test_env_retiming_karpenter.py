@@ -22,6 +22,7 @@ from simkube.core.durations import parse_duration
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.env import retiming
+from simkube.env.autoscalers.karpenter import SPEED_VARIABLE
 from simkube.env.autoscalers.karpenter_catalog import pool_plans
 from simkube.env.paths import env_dir
 from tests.conftest import skctl
@@ -36,9 +37,14 @@ def state_of(name: str) -> dict[str, Any]:
     return found
 
 
+def karpenter_argv(name: str) -> list[str]:
+    return list(next(c["argv"] for c in state_of(name)["components"]
+                     if c["name"] == "karpenter"))
+
+
 def karpenter_flags(name: str) -> dict[str, int]:
     """Karpenter's batch flags, in milliseconds (Go reads 1000ms and 1s alike)."""
-    argv = next(c["argv"] for c in state_of(name)["components"] if c["name"] == "karpenter")
+    argv = karpenter_argv(name)
     return {flag: parse_duration(arg.partition("=")[2], field=flag, allow_zero=True)
             for arg in argv for flag in ("--batch-idle-duration", "--batch-max-duration")
             if arg.startswith(f"{flag}=")}
@@ -75,8 +81,11 @@ def test_a_run_retimes_karpenter_and_its_pools_and_restore_undoes_it() -> None:
         settings = TimerSettings(values={"karpenter.consolidateAfter": 100_000})
         restarted = retiming.retime(name, scale=TimeScale(10), settings=settings, fresh=True)
         assert "karpenter" in restarted
-        assert karpenter_flags(name) == {"--batch-idle-duration": 100,
-                                         "--batch-max-duration": 1000}
+        # The batch flags stay in trace time: Karpenter's clock divides its waits by the
+        # speed it is given in its environment (env/autoscalers/karpenter.py run_argv).
+        assert karpenter_flags(name) == {"--batch-idle-duration": 1000,
+                                         "--batch-max-duration": 10_000}
+        assert f"{SPEED_VARIABLE}=10" in karpenter_argv(name)
         assert pools(name) == ({plan.name: "10s" for plan in plans},
                                {pool: f"{round(delay / 10)}s" for pool, delay in delays.items()})
         assert json.loads(skctl("env", "status", "--name", name, "--json").stdout)["healthy"]
