@@ -20,10 +20,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from benchmarks import fidelity_workload as workload
+from benchmarks.fidelity_replay import SEED
+from simkube.cloudprov.config import load_file
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import REAL_TIME
+from simkube.ctrl.timing import publish, withdraw
 from simkube.env import ports
+from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 from simkube.results import Recorder, RunSummary
+from simkube.simulation.run_configmap import RunTiming
 
 BIN = Path(sys.executable).parent
 TRUTH_NAME = "fidelity-truth"
@@ -91,7 +96,13 @@ async def _record(*, kubeconfig: Path, run_dir: Path, duration_s: float,
                   prices: Mapping[str, float],
                   on_step: Callable[[workload.Step], None]) -> tuple[float, RunSummary]:
     kube = await KubeClient.connect(kubeconfig=kubeconfig)
+    groups_namespace = load_file(DEFAULT_NODE_GROUPS).namespace
     try:
+        # The truth's provisioning delays are drawn as the replays' are: one seed, the same
+        # delay for the n-th instance of a group (sk-cloudprov's current_run.py). Without
+        # it every speed drew its own ±15 s, and that alone moved pending p90 by tens of %.
+        await publish(kube, namespace=groups_namespace, timing=RunTiming(
+            scale=REAL_TIME, seed=SEED, run=f"{TRUTH_NAME}-r1"))
         await workload.set_up(kube=kube)
         loop = asyncio.get_running_loop()
         started, started_unix = loop.time(), time.time()
@@ -109,6 +120,7 @@ async def _record(*, kubeconfig: Path, run_dir: Path, duration_s: float,
         summary = await recorder.stop(state="Finished")
         await workload.tear_down(kube=kube)
     finally:
+        await withdraw(kube, namespace=groups_namespace)
         await kube.close()
     return started_unix, summary
 
