@@ -106,7 +106,7 @@ class AutoscalerDeployment:
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         flags = plan(scale=scale, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
         await self._set(lambda base: with_flags(
-            base, flags={**flags, **replay_flags(argv=base)}), run=run)
+            base, flags={**flags, **replay_flags(scale=scale, argv=base)}), run=run)
 
     async def restore(self) -> None:
         await self._set(None, run=None)

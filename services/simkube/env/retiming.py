@@ -68,7 +68,7 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
         return base
     if record.name == AUTOSCALER:
         return with_flags(base, flags={**plan.flags(Component.CLUSTER_AUTOSCALER),
-                                       **replay_flags(argv=base)})
+                                       **replay_flags(scale=plan.scale, argv=base)})
     if record.name == KARPENTER:
         return run_argv(base, plan=plan, skip=NODEPOOL_TIMERS)
     if record.name == Process.KUBE_CONTROLLER_MANAGER.value:

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.core.flags import with_flags
-from simkube.core.replay_flags import replay_flags
 from simkube.core.version import UPSTREAM
 from simkube.env.autoscalers import flagmerge
 from simkube.env.controlplane.components import Layout
@@ -175,11 +173,10 @@ def merge_flags(extra: tuple[str, ...]) -> list[str]:
 
 def autoscaler_spec(*, binary: Path, layout: Layout, port: int,
                     extra: tuple[str, ...] = ()) -> ServiceSpec:
-    """CA's command line; healthy when ``/health-check`` on its ``--address`` answers 200.
-    It bypasses CA's fixed pod-age wait, as every run's does (core/replay_flags.py)."""
-    argv = [str(binary), "--cloud-provider=externalgrpc",
-            f"--cloud-config={cloud_config_path(layout)}",
-            f"--kubeconfig={layout.admin_kubeconfig}", f"--address={LOOPBACK}:{port}",
-            "--leader-elect=false", *merge_flags(extra)]
-    return ServiceSpec(name=NAME, port=port, health_url=f"http://{LOOPBACK}:{port}/health-check",
-                       argv=with_flags(argv, flags=replay_flags(argv=argv)))
+    """CA's command line; healthy when ``/health-check`` on its ``--address`` answers 200."""
+    return ServiceSpec(name=NAME, port=port,
+                       health_url=f"http://{LOOPBACK}:{port}/health-check", argv=[
+        str(binary), "--cloud-provider=externalgrpc",
+        f"--cloud-config={cloud_config_path(layout)}",
+        f"--kubeconfig={layout.admin_kubeconfig}", f"--address={LOOPBACK}:{port}",
+        "--leader-elect=false", *merge_flags(extra)])
