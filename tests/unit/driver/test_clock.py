@@ -68,17 +68,6 @@ def test_a_hold_stops_the_clock_and_is_counted_apart_from_pauses() -> None:
     assert clock.due(4_000) == pytest.approx(106.0)  # the schedule shifted by both
 
 
-async def test_a_held_clock_wakes_no_waiter_until_released() -> None:
-    clock = ReplayClock(scale=TimeScale(1000.0))
-    clock.start()
-    clock.hold()
-    waiter = asyncio.create_task(clock.wait_until(1))
-    await asyncio.sleep(0.02)
-    assert not waiter.done()
-    clock.release()
-    await asyncio.wait_for(waiter, 1)
-
-
 def test_unstarted_clock_refuses_t0() -> None:
     clock = ReplayClock(scale=TimeScale(1.0))
     assert not clock.started
@@ -96,16 +85,18 @@ async def test_wait_until_is_punctual() -> None:
     assert 0 <= late < 0.02
 
 
-async def test_wait_until_holds_while_paused() -> None:
+@pytest.mark.parametrize(("stop", "go"), [("pause", "resume"), ("hold", "release")])
+async def test_a_stopped_clock_wakes_no_waiter_until_it_goes_on(stop: str, go: str) -> None:
+    """A user's pause and a hold for the autoscaler stop the schedule alike."""
     clock = ReplayClock(scale=TimeScale(1.0))
     clock.start()
-    clock.pause()
+    getattr(clock, stop)()
     waiter = asyncio.create_task(clock.wait_until(10))
     await asyncio.sleep(0.1)
     assert not waiter.done()
-    clock.resume()
+    getattr(clock, go)()
     due = await asyncio.wait_for(waiter, timeout=1)
-    assert due >= clock.t0 + 0.1  # shifted by the pause
+    assert due >= clock.t0 + 0.1  # shifted by the stop
     assert time.monotonic() >= due
 
 
