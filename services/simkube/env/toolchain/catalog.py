@@ -12,6 +12,7 @@ Karpenter's CRDs), copied from the very module version the binary was built from
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -31,6 +32,7 @@ class Binary(StrEnum):
     KWOKCTL = "kwokctl"
     CLUSTER_AUTOSCALER = "cluster-autoscaler"
     KARPENTER = "karpenter-kwok"  # Karpenter with its KWOK cloud provider
+    HELM = "helm"  # renders and lints deploy/helm/simkube (tests and docs/helm.md)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,8 +135,37 @@ KARPENTER = BuildGroup(
         "kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml")),
 )
 
-# Karpenter is served by the module proxy, so unlike CA it is part of every build.
-CORE_GROUPS: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES, KARPENTER)
+
+def _helm_version_flags(version: str) -> tuple[str, ...]:
+    """What helm's own Makefile stamps: its version, and the Kubernetes version its default
+    capabilities (``.Capabilities.KubeVersion``, lint's deprecation checks) assume, which it
+    derives from its client-go as 1.<minor> (client-go v0.37.x -> 1.37)."""
+    go_mod = (TOOLCHAIN_DIR / "helm" / "go.mod").read_text()
+    match = re.search(r"^\s*k8s\.io/client-go v0\.(\d+)\.", go_mod, re.MULTILINE)
+    minor = match[1] if match else "0"  # a go.mod without it fails the build, not the import
+    stamps = [f"-X helm.sh/helm/v3/internal/version.version={version}",
+              "-X helm.sh/helm/v3/internal/version.gitTreeState=clean"]
+    stamps += [f"-X helm.sh/helm/v3/pkg/{package}.k8sVersion{part}={value}"
+               for package in ("chartutil", "lint/rules")
+               for part, value in (("Major", "1"), ("Minor", minor))]
+    return tuple(stamps)
+
+
+_CERT_MANAGER_MODULE = "github.com/cert-manager/cert-manager"
+HELM = BuildGroup(
+    name="helm",
+    version=UPSTREAM.helm,
+    packages={Binary.HELM: "helm.sh/helm/v3/cmd/helm"},
+    ldflags=_helm_version_flags(UPSTREAM.helm),
+    # cert-manager's CRDs, for the chart's cert-manager TLS option: its Certificates and
+    # Issuers are applied to the local control plane against the real schemas. The wrapper
+    # pins v1.19.4, the newest whose module leaves helm's own dependencies where they are.
+    assets=tuple((_CERT_MANAGER_MODULE, f"deploy/crds/cert-manager.io_{kind}.yaml")
+                 for kind in ("certificates", "issuers", "clusterissuers")),
+)
+
+# Karpenter and helm are served by the module proxy, so unlike CA they are in every build.
+CORE_GROUPS: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES, KARPENTER, HELM)
 ALL_GROUPS: tuple[BuildGroup, ...] = (*CORE_GROUPS, CLUSTER_AUTOSCALER)
 
 
