@@ -23,7 +23,7 @@ name: {{ .objectName | default .name }}
 namespace: {{ .namespace | default .root.Release.Namespace }}
 {{- end }}
 labels:
-  {{- include "simkube.labels" . | nindent 2 }}
+  {{- include "simkube.labels" . | trim | nindent 2 }}
 {{- end -}}
 
 {{/* The simkube-py image. */}}
