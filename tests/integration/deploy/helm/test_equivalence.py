@@ -28,9 +28,9 @@ def test_chart_renders_the_overlays_objects(
         overlay: str, helm: Helm, rendered: dict[str, list[dict[str, Any]]]) -> None:
     values, with_crds, generated = PAIRS[overlay]
     release_namespace = ("v1", "Namespace", "", NAMESPACE)
-    ours = {key(o): normalized(o, generated)
-            for o in helm.template(CHART / "examples" / values, include_crds=with_crds)}
-    theirs = {key(o): normalized(o, generated) for o in rendered[overlay]
+    ours = {key(o): o for o in (normalized(o, generated) for o in helm.template(
+        CHART / "examples" / values, include_crds=with_crds))}
+    theirs = {key(o): o for o in (normalized(o, generated) for o in rendered[overlay])
               if key(o) != release_namespace}
     assert sorted(ours.keys() - theirs.keys()) == [], "only in the chart"
     assert sorted(theirs.keys() - ours.keys()) == [], "only in the overlay"
