@@ -49,7 +49,7 @@ def test_every_object_renders_labelled(helm: Helm, values: Path) -> None:
     ("logLevel: verbose\n", "/logLevel", "must be one of"),
     ("clusterAutoscaler:\n  args: [--namespace=kube-system]\n", "/clusterAutoscaler/args/0",
      "'not' failed"),
-])
+], ids=["integer", "array", "boolean", "unknown-key", "enum", "wiring-flag"])
 def test_the_schema_refuses_bad_values(helm: Helm, tmp_path: Path, assignment: str,
                                        field: str, message: str) -> None:
     values = tmp_path / "bad.yaml"
