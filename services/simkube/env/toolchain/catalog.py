@@ -12,12 +12,12 @@ Karpenter's CRDs), copied from the very module version the binary was built from
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from simkube.core.version import UPSTREAM
+from simkube.env.toolchain.stamps import helm_stamps, kubernetes_stamps
 
 TOOLCHAIN_DIR = Path(__file__).resolve().parent  # beside this module: one Go module per group
 
@@ -77,17 +77,6 @@ class BuildGroup:
         return f"{self.name}-{self.version}-{self.fingerprint}"
 
 
-def _kube_version_flags(version: str) -> tuple[str, ...]:
-    major, minor = version.removeprefix("v").split(".")[:2]
-    stamps = {"gitVersion": version, "gitMajor": major, "gitMinor": minor,
-              "gitTreeState": "clean"}
-    return tuple(
-        f"-X {package}.{key}={value}"
-        for package in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version")
-        for key, value in stamps.items()
-    )
-
-
 KUBERNETES = BuildGroup(
     name="kubernetes",
     version=UPSTREAM.kubernetes,
@@ -97,7 +86,7 @@ KUBERNETES = BuildGroup(
         Binary.KUBE_SCHEDULER: "k8s.io/kubernetes/cmd/kube-scheduler",
         Binary.KUBECTL: "k8s.io/kubernetes/cmd/kubectl",
     },
-    ldflags=_kube_version_flags(UPSTREAM.kubernetes),
+    ldflags=kubernetes_stamps(UPSTREAM.kubernetes),
 )
 ETCD = BuildGroup(
     name="etcd",
@@ -136,27 +125,12 @@ KARPENTER = BuildGroup(
 )
 
 
-def _helm_version_flags(version: str) -> tuple[str, ...]:
-    """What helm's own Makefile stamps: its version, and the Kubernetes version its default
-    capabilities (``.Capabilities.KubeVersion``, lint's deprecation checks) assume, which it
-    derives from its client-go as 1.<minor> (client-go v0.37.x -> 1.37)."""
-    go_mod = (TOOLCHAIN_DIR / "helm" / "go.mod").read_text()
-    match = re.search(r"^\s*k8s\.io/client-go v0\.(\d+)\.", go_mod, re.MULTILINE)
-    minor = match[1] if match else "0"  # a go.mod without it fails the build, not the import
-    stamps = [f"-X helm.sh/helm/v3/internal/version.version={version}",
-              "-X helm.sh/helm/v3/internal/version.gitTreeState=clean"]
-    stamps += [f"-X helm.sh/helm/v3/pkg/{package}.k8sVersion{part}={value}"
-               for package in ("chartutil", "lint/rules")
-               for part, value in (("Major", "1"), ("Minor", minor))]
-    return tuple(stamps)
-
-
 _CERT_MANAGER_MODULE = "github.com/cert-manager/cert-manager"
 HELM = BuildGroup(
     name="helm",
     version=UPSTREAM.helm,
     packages={Binary.HELM: "helm.sh/helm/v3/cmd/helm"},
-    ldflags=_helm_version_flags(UPSTREAM.helm),
+    ldflags=helm_stamps(UPSTREAM.helm, go_mod=TOOLCHAIN_DIR / "helm" / "go.mod"),
     # cert-manager's CRDs, for the chart's cert-manager TLS option: its Certificates and
     # Issuers are applied to the local control plane against the real schemas. The wrapper
     # pins v1.19.4, the newest whose module leaves helm's own dependencies where they are.
