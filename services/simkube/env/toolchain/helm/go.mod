@@ -1,3 +1,8 @@
+// Wrapper module for building helm v3.22.0 (helm.sh/helm/v3/cmd/helm) from the Go module
+// proxy; helm renders and lints the chart deploy/helm/simkube in the tests (docs/helm.md).
+// github.com/cert-manager/cert-manager is required only for its CRDs, kept beside helm as
+// assets (catalog.HELM): v1.19.4 is the newest whose requirements leave every version helm
+// v3.22.0's own go.mod selects unchanged, so helm is built from exactly its dependencies.
 module simkube.local/toolchain/helm
 
 go 1.26.0
