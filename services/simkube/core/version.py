@@ -2,7 +2,7 @@
 
 The upstream versions are pinned together because they must fit: the Kubernetes control plane,
 the etcd it talks to, the KWOK that fakes its nodes and the autoscalers (Cluster Autoscaler,
-Karpenter) that scale them.
+Karpenter) that scale them. Helm is here too: the chart is tested with the version pinned.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ class UpstreamVersions:
     kwok: str = "v0.8.0"
     cluster_autoscaler: str = "1.36.1"
     karpenter: str = "v1.13.0"  # its KWOK provider; v1.14+ declares a Go newer than 1.26.8
+    helm: str = "v3.22.0"  # renders and lints deploy/helm/simkube in the tests only
 
 
 UPSTREAM = UpstreamVersions()

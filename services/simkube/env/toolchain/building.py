@@ -13,6 +13,7 @@ database as ``go env`` configures); a refusal names the other ways to get a CA b
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -138,15 +139,20 @@ def _go_build(go: str, group: BuildGroup, staging: Path, log_path: Path,
 
 def _copy_assets(go: str, group: BuildGroup, module_dir: Path, staging: Path,
                  env: dict[str, str]) -> None:
-    """The group's assets from the module directory Go built from (same version, same sum)."""
+    """The group's assets from the module version the wrapper pins (checked against its
+    go.sum). ``go mod download`` also fetches a module the build itself did not need (helm's
+    wrapper pins cert-manager only for its CRDs) and names its directory."""
     if not group.assets:
         return
     (staging / ASSETS).mkdir()
     for module in dict.fromkeys(module for module, _ in group.assets):
-        listed = subprocess.run([go, "list", "-mod=readonly", "-m", "-f", "{{.Dir}}", module],
+        listed = subprocess.run([go, "mod", "download", "-json", module],
                                 cwd=module_dir, env=env, capture_output=True, text=True,
-                                timeout=120, check=False)
-        source = Path(listed.stdout.strip())
+                                timeout=600, check=False)
+        try:
+            source = Path(json.loads(listed.stdout).get("Dir") or "")
+        except ValueError:
+            source = Path()
         if listed.returncode != 0 or not source.is_dir():
             raise BuildError(f"cannot find {module}'s files for {group.name}'s assets: "
                              f"{listed.stderr.strip() or listed.stdout.strip()}")

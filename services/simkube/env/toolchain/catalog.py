@@ -17,6 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from simkube.core.version import UPSTREAM
+from simkube.env.toolchain.stamps import helm_stamps, kubernetes_stamps
 
 TOOLCHAIN_DIR = Path(__file__).resolve().parent  # beside this module: one Go module per group
 
@@ -31,6 +32,7 @@ class Binary(StrEnum):
     KWOKCTL = "kwokctl"
     CLUSTER_AUTOSCALER = "cluster-autoscaler"
     KARPENTER = "karpenter-kwok"  # Karpenter with its KWOK cloud provider
+    HELM = "helm"  # renders and lints deploy/helm/simkube (tests and docs/helm.md)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,17 +77,6 @@ class BuildGroup:
         return f"{self.name}-{self.version}-{self.fingerprint}"
 
 
-def _kube_version_flags(version: str) -> tuple[str, ...]:
-    major, minor = version.removeprefix("v").split(".")[:2]
-    stamps = {"gitVersion": version, "gitMajor": major, "gitMinor": minor,
-              "gitTreeState": "clean"}
-    return tuple(
-        f"-X {package}.{key}={value}"
-        for package in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version")
-        for key, value in stamps.items()
-    )
-
-
 KUBERNETES = BuildGroup(
     name="kubernetes",
     version=UPSTREAM.kubernetes,
@@ -95,7 +86,7 @@ KUBERNETES = BuildGroup(
         Binary.KUBE_SCHEDULER: "k8s.io/kubernetes/cmd/kube-scheduler",
         Binary.KUBECTL: "k8s.io/kubernetes/cmd/kubectl",
     },
-    ldflags=_kube_version_flags(UPSTREAM.kubernetes),
+    ldflags=kubernetes_stamps(UPSTREAM.kubernetes),
 )
 ETCD = BuildGroup(
     name="etcd",
@@ -133,8 +124,22 @@ KARPENTER = BuildGroup(
         "kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml")),
 )
 
-# Karpenter is served by the module proxy, so unlike CA it is part of every build.
-CORE_GROUPS: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES, KARPENTER)
+
+_CERT_MANAGER_MODULE = "github.com/cert-manager/cert-manager"
+HELM = BuildGroup(
+    name="helm",
+    version=UPSTREAM.helm,
+    packages={Binary.HELM: "helm.sh/helm/v3/cmd/helm"},
+    ldflags=helm_stamps(UPSTREAM.helm, go_mod=TOOLCHAIN_DIR / "helm" / "go.mod"),
+    # cert-manager's CRDs, for the chart's cert-manager TLS option: its Certificates and
+    # Issuers are applied to the local control plane against the real schemas. The wrapper
+    # pins v1.19.4, the newest whose module leaves helm's own dependencies where they are.
+    assets=tuple((_CERT_MANAGER_MODULE, f"deploy/crds/cert-manager.io_{kind}.yaml")
+                 for kind in ("certificates", "issuers", "clusterissuers")),
+)
+
+# Karpenter and helm are served by the module proxy, so unlike CA they are in every build.
+CORE_GROUPS: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES, KARPENTER, HELM)
 ALL_GROUPS: tuple[BuildGroup, ...] = (*CORE_GROUPS, CLUSTER_AUTOSCALER)
 
 

@@ -1,12 +1,19 @@
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from simkube.core.errors import BuildError
-from simkube.env.toolchain.building import classify_failure, go_binary, go_output_name
-from simkube.env.toolchain.catalog import CLUSTER_AUTOSCALER, KUBERNETES
+from simkube.env.toolchain.building import (
+    _copy_assets,
+    classify_failure,
+    go_binary,
+    go_output_name,
+)
+from simkube.env.toolchain.catalog import CLUSTER_AUTOSCALER, HELM, KUBERNETES
 
 pytestmark = pytest.mark.unit
 LOG = Path("/tmp/build.log")
@@ -61,3 +68,33 @@ def test_other_failures_show_the_log_tail() -> None:
 ])
 def test_go_output_names(package: str, name: str) -> None:
     assert go_output_name(package) == name
+
+
+def _fake_go(tmp_path: Path, output: str, code: int = 0) -> str:
+    fake = tmp_path / "go"
+    fake.write_text(f"#!/bin/sh\ncat <<'EOF'\n{output}\nEOF\nexit {code}\n")
+    fake.chmod(0o755)
+    return str(fake)
+
+
+def test_assets_come_from_the_module_go_mod_download_names(tmp_path: Path) -> None:
+    """A module the build never needed (helm's cert-manager) is fetched, not just listed."""
+    module = tmp_path / "mod"
+    (module / "deploy/crds").mkdir(parents=True)
+    (module / "deploy/crds/cert-manager.io_issuers.yaml").write_text("kind: X\n")
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    group = replace(HELM, assets=(("github.com/cert-manager/cert-manager",
+                                   "deploy/crds/cert-manager.io_issuers.yaml"),))
+    go = _fake_go(tmp_path, json.dumps({"Path": "github.com/cert-manager/cert-manager",
+                                        "Dir": str(module)}))
+    _copy_assets(go, group, tmp_path, staging, {})
+    assert (staging / "assets/cert-manager.io_issuers.yaml").read_text() == "kind: X\n"
+
+
+def test_an_unavailable_asset_module_is_named(tmp_path: Path) -> None:
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    go = _fake_go(tmp_path, '{"Path": "x.io/m", "Error": "not a known dependency"}', code=1)
+    with pytest.raises(BuildError, match=r"cannot find github\.com/cert-manager/cert-manager"):
+        _copy_assets(go, HELM, tmp_path, staging, {})

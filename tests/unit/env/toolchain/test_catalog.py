@@ -10,6 +10,7 @@ from simkube.env.toolchain.catalog import (
     CLUSTER_AUTOSCALER,
     CORE_GROUPS,
     ETCD,
+    HELM,
     KARPENTER,
     KUBERNETES,
     Binary,
@@ -69,3 +70,18 @@ def test_the_wrappers_go_source_is_part_of_the_cache_key(
     assert with_main != bare
     (tmp_path / "g" / "main.go").write_text("package main\n\nfunc main() {}\n")
     assert group.fingerprint != with_main
+
+
+def test_helm_is_pinned_and_stamped_as_its_makefile_does() -> None:
+    go_mod = (HELM.module_dir / "go.mod").read_text()
+    assert HELM in CORE_GROUPS  # make test's `skctl env build` builds it
+    assert "\thelm.sh/helm/v3 v3.22.0 " in go_mod
+    assert HELM.packages[Binary.HELM] == "helm.sh/helm/v3/cmd/helm"
+    assert "-X helm.sh/helm/v3/internal/version.version=v3.22.0" in HELM.ldflags
+    # The Kubernetes version helm assumes comes from its client-go: v0.37.x -> 1.37.
+    assert "\tk8s.io/client-go v0.37." in go_mod
+    assert "-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37" in HELM.ldflags
+    assert "-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37" in HELM.ldflags
+    # cert-manager's module is pinned only for the CRDs the chart's TLS option needs.
+    assert "\tgithub.com/cert-manager/cert-manager v1.19.4 " in go_mod
+    assert {module for module, _ in HELM.assets} == {"github.com/cert-manager/cert-manager"}
