@@ -25,7 +25,7 @@ def _regressed() -> Outcome:
 
 def test_the_headline_names_what_moved() -> None:
     assert headline(_regressed()) == (
-        "REGRESSION: fix against base: cost +$1.00 (+25.0%), "
+        "REGRESSION: fix against base: cost +$1.000 (+25.0%), "
         "node hours +2.000 h (+25.0%) (2 of 7 figures)")
     passed = judge(baseline=sample("base"), candidate=sample("fix"),
                    thresholds=default_thresholds())
@@ -70,7 +70,7 @@ def test_markdown_renders_as_a_heading_a_table_and_a_list() -> None:
     heading = page.find("h3")
     assert heading is not None
     assert "".join(heading.itertext()).startswith("❌ skctl check: REGRESSION: fix against base:"
-                                                  " cost +$1.00")
+                                                  " cost +$1.000")
     table = page.find("table")
     assert table is not None
     assert ["".join(th.itertext()) for th in table.iter("th")] == [
@@ -78,6 +78,6 @@ def test_markdown_renders_as_a_heading_a_table_and_a_list() -> None:
     rows = [["".join(td.itertext()) for td in tr.iter("td")] for tr in table.iter("tr")][1:]
     assert len(rows) == 7
     assert all(len(row) == 6 for row in rows)
-    assert rows[0] == ["cost", "$4.00", "$5.00", "+$1.00 (+25.0%)", "≤ $4.20", "❌ regression"]
+    assert rows[0] == ["cost", "$4.000", "$5.000", "+$1.000 (+25.0%)", "≤ $4.200", "❌ regression"]
     provenance = ["".join(li.itertext()) for li in page.iter("li")]
     assert [item.split(":")[0] for item in provenance] == ["baseline", "candidate"]
