@@ -119,6 +119,7 @@ def test_a_trace_is_replayed_through_skctl_runs_code(tmp_path: Path,
 
     def create(simulation: dict[str, Any], **options: Any) -> dict[str, Any]:
         assert options["wait"] is True
+        assert options["details"].stderr  # stdout is the verdict only
         created.append(simulation)
         _runs(tmp_path / "results" / "ci", simulation["metadata"]["name"], 8.2, 8.3)
         return simulation
