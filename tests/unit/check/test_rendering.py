@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import pytest
 from markdown import markdown as render_markdown
@@ -81,3 +82,13 @@ def test_markdown_renders_as_a_heading_a_table_and_a_list() -> None:
     assert rows[0] == ["cost", "$4.000", "$5.000", "+$1.000 (+25.0%)", "≤ $4.200", "❌ regression"]
     provenance = ["".join(li.itertext()) for li in page.iter("li")]
     assert [item.split(":")[0] for item in provenance] == ["baseline", "candidate"]
+
+
+def test_markdown_provenance_reads_plainly() -> None:
+    outcome = _regressed()
+    base = replace(outcome.baseline, provenance={"simulation": "dsb-1m", "runs": [1, 2, 3],
+                                                 "speed": 10.0, "trace_seconds": 2040.0,
+                                                 "autoscaler": None})
+    text = markdown(replace(outcome, baseline=base))
+    assert ("- baseline: `base` (simulation dsb-1m; runs 1, 2, 3; speed 10; "
+            "trace seconds 2040)") in text.splitlines()
