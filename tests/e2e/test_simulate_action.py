@@ -200,3 +200,18 @@ def test_the_action_steps_replay_a_trace_and_gate_in_a_fresh_clone(tmp_path: Pat
                 if case.find("failure") is not None}
     assert failures == {"cost_usd", "node_hours"}
     assert not list((tmp_path / "home" / "envs").glob("action-*/state.json"))
+
+
+@pytest.mark.parametrize(("phase", "variables", "message"), [
+    ("cache-key", {"SIMULATE_AUTOSCALER": "bogus"}, "autoscaler is 'bogus'"),
+    ("build", {"SIMULATE_AUTOSCALER": "ca"}, "autoscaler is 'ca'"),
+    ("check", {"SIMULATE_BASELINE": "b.yaml"}, "the trace input is empty"),
+    ("check", {"SIMULATE_TRACE": "t.trace"}, "the baseline input is empty"),
+])
+def test_a_bad_input_stops_its_step_with_exit_2(phase: str, variables: dict[str, str],
+                                                message: str) -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SIMULATE_")}
+    done = subprocess.run([ROOT / ACTION / "simulate.sh", phase], env=env | variables,
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert message in done.stderr

@@ -42,13 +42,17 @@ phase_install() {
 }
 
 phase_cache_key() {
-    # shellcheck disable=SC2046  # build_flags prints zero or one word
-    "$SKCTL" env build --print-cache-key $(build_flags) | output
+    local flags  # assigned apart from `local` so that a bad autoscaler stops the script
+    flags="$(build_flags)"
+    # shellcheck disable=SC2086  # zero or one word
+    "$SKCTL" env build --print-cache-key $flags | output
 }
 
 phase_build() {
-    # shellcheck disable=SC2046
-    "$SKCTL" env build $(build_flags)
+    local flags
+    flags="$(build_flags)"
+    # shellcheck disable=SC2086
+    "$SKCTL" env build $flags
 }
 
 phase_up() {
