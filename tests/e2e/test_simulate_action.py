@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 import yaml
 
+from simkube.env.toolchain.building import MIN_GO
 from simkube.env.toolchain.catalog import CORE_GROUPS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -95,6 +96,10 @@ def test_every_step_calls_something_that_exists() -> None:
         resolve(yaml.safe_dump(step.get("env", {}) | step.get("with", {})), inputs=dummy,
                 outputs={i: {} for i in ids})
         ids.append(step["id"])
+    # The Go set up on a cache miss is one the build accepts.
+    (go,) = [step for step in action["runs"]["steps"]
+             if step.get("uses", "").startswith("actions/setup-go@")]
+    assert tuple(int(part) for part in go["with"]["go-version"].split(".")) >= MIN_GO
     for output in action["outputs"].values():
         resolve(output["value"], inputs={}, outputs={i: {} for i in ids})
     assert os.access(ROOT / ACTION / "simulate.sh", os.X_OK)
