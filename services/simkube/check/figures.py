@@ -47,7 +47,11 @@ class Figure(enum.Enum):
             return "-"
         unit = _LABELS[self][1]
         if unit == "usd":
-            return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
+            # Three decimals below $100: a simulated bill of a few dollars moving 5 % must
+            # not show its limit and the candidate as the same "$1.16".
+            if abs(value) < 1:
+                return f"${value:,.4f}"
+            return f"${value:,.3f}" if abs(value) < 100 else f"${value:,.2f}"
         if unit == "h":
             return f"{value:,.3f} h"
         if unit == "s":

@@ -100,6 +100,16 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("$", "&#36;")
 
 
+def _plain(value: Any) -> str:
+    """A provenance value as a reader writes it: ``1, 2, 3`` and ``10``, not ``[1, 2, 3]``
+    and ``10.0``."""
+    if isinstance(value, list):
+        return ", ".join(_plain(item) for item in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def markdown(outcome: Outcome) -> str:
     """GitHub-flavoured Markdown: a heading with the verdict, the table, the provenance."""
     icon = "✅" if outcome.passed else "❌"
@@ -111,7 +121,8 @@ def markdown(outcome: Outcome) -> str:
         lines.append("| " + " | ".join(_escape(cell) for cell in row) + " |")
     lines.append("")
     for name, sample in (("baseline", outcome.baseline), ("candidate", outcome.candidate)):
-        where = ", ".join(f"{k} {v}" for k, v in sample.provenance.items() if v not in (None, ""))
+        where = "; ".join(f"{k.replace('_', ' ')} {_plain(v)}"
+                          for k, v in sample.provenance.items() if v not in (None, ""))
         lines.append(f"- {name}: `{sample.label}`" + (f" ({_escape(where)})" if where else ""))
     return "\n".join(lines) + "\n"
 

@@ -76,8 +76,10 @@ def replay(*, trace: Path, speed: TimeScale | None, repetitions: int | None,
     simulation = sim_manifest.from_flags(sim_manifest.RunFlags(
         name=name, trace=str(trace), speed=speed, repetitions=repetitions, duration=duration))
     try:
+        # Progress and the final details on stderr: stdout is the verdict (--markdown, --json).
         sim_commands.create_simulation(simulation, wait=True, timeout=timeout,
-                                       kubeconfig=kubeconfig, env_name=env)
+                                       kubeconfig=kubeconfig, env_name=env,
+                                       details=Console(stderr=True))
     except sim_commands.SimulationFailedError as exc:
         # skctl run exits 1 for it; here 1 means "a regression", and there is nothing to judge.
         raise ReplayFailedError(exc.message, hint=exc.hint) from None

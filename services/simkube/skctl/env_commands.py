@@ -26,6 +26,7 @@ from simkube.env.paths import DEFAULT_ENV_NAME, validate_env_name
 from simkube.env.status import Health, environment_status, load_state
 from simkube.env.toolchain.building import build_group
 from simkube.env.toolchain.catalog import ALL_GROUPS, CORE_GROUPS
+from simkube.env.toolchain.ci_cache import ci_cache
 
 console = Console(stderr=True)
 name_option = click.option("--name", default=DEFAULT_ENV_NAME, show_default=True,
@@ -41,9 +42,17 @@ def env_group() -> None:
 @env_group.command("build")
 @click.option("--autoscaler", is_flag=True, help="Also build cluster-autoscaler.")
 @click.option("--force", is_flag=True, help="Rebuild even when the cache has the binaries.")
-def build_command(autoscaler: bool, force: bool) -> None:
+@click.option("--print-cache-key", is_flag=True,
+              help="Build nothing: print the cache directory and a key for a CI cache of "
+                   "these binaries (dir=..., key=..., for $GITHUB_OUTPUT; docs/ci.md).")
+def build_command(autoscaler: bool, force: bool, print_cache_key: bool) -> None:
     """Build (once) and cache the upstream binaries from the Go module proxy."""
     groups = ALL_GROUPS if autoscaler else CORE_GROUPS
+    if print_cache_key:
+        if force:
+            raise click.UsageError("--print-cache-key builds nothing: leave out --force")
+        click.echo("\n".join(ci_cache(groups).output_lines()))
+        return
     table = Table(title="upstream binaries")
     for column in ("group", "version", "result", "seconds", "cache entry"):
         table.add_column(column)

@@ -119,11 +119,14 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
 
 
 def create_simulation(simulation: dict[str, Any], *, wait: bool, timeout: float | None,
-                      kubeconfig: Path | None, env_name: str | None) -> dict[str, Any]:
+                      kubeconfig: Path | None, env_name: str | None,
+                      details: Console | None = None) -> dict[str, Any]:
     """Create ``simulation``; with ``wait``, follow it to its end and show its runs.
 
     What ``skctl run`` does, for other commands that replay a trace (``skctl check
-    --trace``): the resource as created, or its final state, refused unless Finished.
+    --trace``): the resource as created, or its final state, refused unless Finished. The
+    final details go to ``details`` (stdout by default); a command whose stdout is a report
+    (Markdown, JSON) passes a stderr console.
     """
     name = simulation["metadata"]["name"]
     for warning in sim_manifest.timer_warnings(simulation):
@@ -139,7 +142,7 @@ def create_simulation(simulation: dict[str, Any], *, wait: bool, timeout: float 
     final = with_cluster(kubeconfig, env_name, action)
     if not wait:
         return final
-    sim_tables.print_details(final)
+    sim_tables.print_details(final, console=details)
     if state_of(final) != State.FINISHED:
         raise SimulationFailedError(f"simulation {name!r} ended "
                                f"{state_of(final)}: "

@@ -80,8 +80,8 @@ def _achieved(status: dict[str, Any]) -> str:
             f"{_seconds(status.get('heldSeconds'))} held for the autoscaler")
 
 
-def print_details(simulation: dict[str, Any]) -> None:
-    console = Console()
+def print_details(simulation: dict[str, Any], *, console: Console | None = None) -> None:
+    console = console or Console()
     spec, status = simulation.get("spec") or {}, simulation.get("status") or {}
     trace = spec.get("trace") or {}
     source = trace.get("path") or trace.get("url") or (trace.get("tracer") or {}).get("address")

@@ -49,7 +49,9 @@ def test_unfinished_and_unreadable_runs_are_config_errors(tmp_path: Path) -> Non
 
 
 def test_figures_show_in_their_units() -> None:
-    assert Figure.COST_USD.show(12.345) == "$12.35"
+    assert Figure.COST_USD.show(123.456) == "$123.46"
+    assert Figure.COST_USD.show(1.1604) == "$1.160"
+    assert Figure.COST_USD.show(1.1646) == "$1.165"
     assert Figure.COST_USD.show(0.01234) == "$0.0123"
     assert Figure.NODE_HOURS.show(8) == "8.000 h"
     assert Figure.PENDING_P90_S.show(20) == "20.0 s"

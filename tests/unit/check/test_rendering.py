@@ -2,8 +2,11 @@ from __future__ import annotations
 
 import io
 import json
+import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import pytest
+from markdown import markdown as render_markdown
 from rich.console import Console
 
 from simkube.check.judging import Outcome, judge
@@ -23,7 +26,7 @@ def _regressed() -> Outcome:
 
 def test_the_headline_names_what_moved() -> None:
     assert headline(_regressed()) == (
-        "REGRESSION: fix against base: cost +$1.00 (+25.0%), "
+        "REGRESSION: fix against base: cost +$1.000 (+25.0%), "
         "node hours +2.000 h (+25.0%) (2 of 7 figures)")
     passed = judge(baseline=sample("base"), candidate=sample("fix"),
                    thresholds=default_thresholds())
@@ -58,3 +61,34 @@ def test_the_rich_table_and_json_say_the_same() -> None:
     assert hours["baseline"] == {"mean": 8.0, "min": 7.0, "max": 9.0, "repetitions": 2}
     assert hours["upper"] == pytest.approx(9.4)
     assert hours["direction"] == "increase"
+
+
+def test_markdown_renders_as_a_heading_a_table_and_a_list() -> None:
+    """Through a real Markdown renderer (Python-Markdown with tables, as GitHub's GFM reads
+    pipe tables): every figure a row of six cells, dollars shown as dollars."""
+    rendered = render_markdown(markdown(_regressed()), extensions=["tables"])
+    page = ET.fromstring(f"<page>{rendered}</page>")  # noqa: S314  # our own text
+    heading = page.find("h3")
+    assert heading is not None
+    assert "".join(heading.itertext()).startswith("❌ skctl check: REGRESSION: fix against base:"
+                                                  " cost +$1.000")
+    table = page.find("table")
+    assert table is not None
+    assert ["".join(th.itertext()) for th in table.iter("th")] == [
+        "figure", "baseline", "candidate", "change", "limit", "verdict"]
+    rows = [["".join(td.itertext()) for td in tr.iter("td")] for tr in table.iter("tr")][1:]
+    assert len(rows) == 7
+    assert all(len(row) == 6 for row in rows)
+    assert rows[0] == ["cost", "$4.000", "$5.000", "+$1.000 (+25.0%)", "≤ $4.200", "❌ regression"]
+    provenance = ["".join(li.itertext()) for li in page.iter("li")]
+    assert [item.split(":")[0] for item in provenance] == ["baseline", "candidate"]
+
+
+def test_markdown_provenance_reads_plainly() -> None:
+    outcome = _regressed()
+    base = replace(outcome.baseline, provenance={"simulation": "dsb-1m", "runs": [1, 2, 3],
+                                                 "speed": 10.0, "trace_seconds": 2040.0,
+                                                 "autoscaler": None})
+    text = markdown(replace(outcome, baseline=base))
+    assert ("- baseline: `base` (simulation dsb-1m; runs 1, 2, 3; speed 10; "
+            "trace seconds 2040)") in text.splitlines()

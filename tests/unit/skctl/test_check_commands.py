@@ -49,7 +49,7 @@ def test_the_same_figures_pass_and_a_rise_exits_1(tmp_path: Path) -> None:
     slow = _runs(tmp_path, "slow", 10.0)
     code, out = _check(str(slow / "run-1"), "--baseline", str(base / "run-1"))
     assert code == 1
-    assert "REGRESSION: slow/run-1 against base/run-1: cost +$1.00 (+25.0%), node hours " \
+    assert "REGRESSION: slow/run-1 against base/run-1: cost +$1.000 (+25.0%), node hours " \
            "+2.000 h (+25.0%)" in out
 
 
@@ -119,6 +119,7 @@ def test_a_trace_is_replayed_through_skctl_runs_code(tmp_path: Path,
 
     def create(simulation: dict[str, Any], **options: Any) -> dict[str, Any]:
         assert options["wait"] is True
+        assert options["details"].stderr  # stdout is the verdict only
         created.append(simulation)
         _runs(tmp_path / "results" / "ci", simulation["metadata"]["name"], 8.2, 8.3)
         return simulation
