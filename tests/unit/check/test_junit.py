@@ -29,6 +29,6 @@ def test_one_testcase_per_figure_and_a_failure_with_the_numbers(tmp_path: Path) 
     failure = cases["node_hours"].find("failure")
     assert failure is not None
     assert failure.get("message") == ("node hours rose 8.000 h → 10.000 h, +2.000 h (+25.0%), "
-                                      "past the limit ≤ 8.400 h")
+                                      "past the limit ≤ 8.240 h")
     assert cases["cost_usd"].find("failure") is None
     assert cases["scale_ups"].find("skipped") is not None

@@ -43,7 +43,7 @@ def test_markdown_is_a_table_with_a_verdict_heading() -> None:
     assert len(rows) == 7
     assert all(row.count(" | ") == 5 for row in rows)
     assert ("| node hours | 8.000 h (7.000 h … 9.000 h, 2 runs) | 10.000 h | +2.000 h (+25.0%) "
-            "| ≤ 9.400 h | ❌ regression |") in rows
+            "| ≤ 9.240 h | ❌ regression |") in rows
     assert "| pending p50 | 2.0 s | 1.0 s | -1.0 s (-50.0%) | ≤ 3.0 s | ✅ ok |" in rows
 
 
@@ -59,7 +59,7 @@ def test_the_rich_table_and_json_say_the_same() -> None:
     hours = next(f for f in data["figures"] if f["figure"] == "node_hours")
     assert hours["verdict"] == "regression"
     assert hours["baseline"] == {"mean": 8.0, "min": 7.0, "max": 9.0, "repetitions": 2}
-    assert hours["upper"] == pytest.approx(9.4)
+    assert hours["upper"] == pytest.approx(9.24)
     assert hours["direction"] == "increase"
 
 
@@ -79,7 +79,7 @@ def test_markdown_renders_as_a_heading_a_table_and_a_list() -> None:
     rows = [["".join(td.itertext()) for td in tr.iter("td")] for tr in table.iter("tr")][1:]
     assert len(rows) == 7
     assert all(len(row) == 6 for row in rows)
-    assert rows[0] == ["cost", "$4.000", "$5.000", "+$1.000 (+25.0%)", "≤ $4.200", "❌ regression"]
+    assert rows[0] == ["cost", "$4.000", "$5.000", "+$1.000 (+25.0%)", "≤ $4.120", "❌ regression"]
     provenance = ["".join(li.itertext()) for li in page.iter("li")]
     assert [item.split(":")[0] for item in provenance] == ["baseline", "candidate"]
 

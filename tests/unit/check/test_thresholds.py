@@ -20,8 +20,8 @@ def test_the_shipped_defaults_cover_every_figure_and_only_rises_fail() -> None:
     defaults = default_thresholds()
     assert set(defaults) == set(Figure)
     assert all(t.direction is Direction.INCREASE and not t.ignore for t in defaults.values())
-    assert defaults[Figure.COST_USD] == Threshold(relative=0.05)
-    assert defaults[Figure.NODE_HOURS] == Threshold(relative=0.05)
+    assert defaults[Figure.COST_USD] == Threshold(relative=0.03)
+    assert defaults[Figure.NODE_HOURS] == Threshold(relative=0.03)
     assert defaults[Figure.PENDING_P90_S] == Threshold(relative=0.10, absolute=1.0)
     assert defaults[Figure.NEVER_SCHEDULED] == Threshold(absolute=0.0)
 
