@@ -3,16 +3,18 @@
 It is a script of timed steps applied to a real (local) cluster while sk-tracer records it, so
 the trace the demo replays is a genuine recording rather than a hand-made file. The steps tell
 a shop's day in 46 seconds: two Deployments scale up to a peak that needs more nodes than the
-quiet hours, hold it, and fall back, while a CronJob keeps firing. Every step's time can be
-multiplied by ``stretch`` (below 1: shrunk) so the end-to-end test records the same story
-faster. (Not a replay speed, which runs the other way: ``core.simtime``.)
+quiet hours, hold it, and fall back, while a CronJob keeps firing. Every step's time is
+multiplied by ``stretch`` (below 1: shrunk): the demo records at 0.5 (23 s), the end-to-end
+test faster still; the story is the same, since what a production cluster does with it does
+not matter here, only the recording. (Not a replay speed, which runs the other way:
+``core.simtime``.)
 
 A recorded second stands for ``DAY_STRETCH / stretch`` seconds of the shop's day: the demo
 stretches the trace by that much (``skctl trace edit --time-stretch``) before replaying it, so
 the autoscaler's production timers fit the day. Nodes take 70 s to boot (the shipped node
 groups: 60 s to register, 10 s to turn Ready), so the peak holds for 104 s of trace time (13
-recorded seconds); Karpenter consolidates an empty node about 30 s after its pods go, so the
-evening lasts 104 s too.
+recorded seconds); Karpenter removes a node roughly a minute after it empties (its
+``consolidateAfter`` of 30 s, then its own checks), so the evening lasts 104 s too.
 """
 
 from __future__ import annotations
