@@ -2,9 +2,9 @@
 
 It is a script of timed steps applied to a real (local) cluster while sk-tracer records it, so
 the trace the demo replays is a genuine recording rather than a hand-made file. The steps tell
-a shop's day in 46 seconds: two Deployments scale up to a peak that needs more nodes than the
+a shop's day in 54 seconds: two Deployments scale up to a peak that needs more nodes than the
 quiet hours, hold it, and fall back, while a CronJob keeps firing. Every step's time is
-multiplied by ``stretch`` (below 1: shrunk): the demo records at 0.5 (23 s), the end-to-end
+multiplied by ``stretch`` (below 1: shrunk): the demo records at 0.5 (27 s), the end-to-end
 test faster still; the story is the same, since what a production cluster does with it does
 not matter here, only the recording. (Not a replay speed, which runs the other way:
 ``core.simtime``.)
@@ -12,9 +12,13 @@ not matter here, only the recording. (Not a replay speed, which runs the other w
 A recorded second stands for ``DAY_STRETCH / stretch`` seconds of the shop's day: the demo
 stretches the trace by that much (``skctl trace edit --time-stretch``) before replaying it, so
 the autoscaler's production timers fit the day. Nodes take 70 s to boot (the shipped node
-groups: 60 s to register, 10 s to turn Ready), so the peak holds for 104 s of trace time (13
-recorded seconds); Karpenter removes a node roughly a minute after it empties (its
-``consolidateAfter`` of 30 s, then its own checks), so the evening lasts 104 s too.
+groups: 60 s to register, 10 s to turn Ready), and each step's pods reach their nodes some
+seconds after those are Ready (the node's taint goes, the scheduler retries: waits partly on
+the wall clock, so longer in trace time the faster the replay), so the peak holds for 168 s
+of trace time (21 recorded seconds; with 104 s, a trial on a busy machine left 12 of 30 pods
+never scheduled when the sale ended before their nodes were used); Karpenter removes a node
+roughly a minute after it empties (its ``consolidateAfter`` of 30 s, then its own checks), so
+the evening lasts 104 s.
 """
 
 from __future__ import annotations
@@ -45,10 +49,10 @@ STEPS = (
     Step(at_seconds=5, replicas={"web": 6}, note="traffic picks up"),
     Step(at_seconds=10, replicas={"web": 14, "worker": 3}, note="a sale starts"),
     Step(at_seconds=15, replicas={"web": 24, "worker": 5}, note="peak: more pods than nodes"),
-    Step(at_seconds=28, replicas={"web": 6, "worker": 2}, note="the sale ends"),
-    Step(at_seconds=33, replicas={"web": 2, "worker": 1}, note="evening"),
+    Step(at_seconds=36, replicas={"web": 6, "worker": 2}, note="the sale ends"),
+    Step(at_seconds=41, replicas={"web": 2, "worker": 1}, note="evening"),
 )
-END_SECONDS = 46.0
+END_SECONDS = 54.0
 # Trace seconds per recorded second at stretch 1 (module docstring).
 DAY_STRETCH = 8.0
 
