@@ -43,6 +43,9 @@ def _headlines(report_json: str) -> None:
         console.print(f"  {line}")
     # soft_wrap: a wrapped path could not be copied, nor found by scripts ("report: PATH").
     console.print(f"\n[bold]report:[/] {summary['html']}", soft_wrap=True)
+    nodes = (summary.get("plots") or {}).get("nodes")
+    if nodes:  # the plot where the autoscaler's work shows: nodes rising and falling
+        console.print(f"[bold]nodes:[/] {nodes}", soft_wrap=True)
 
 
 def run_demo(*, env: str, workdir: Path, stretch: float, speed: TimeScale,
