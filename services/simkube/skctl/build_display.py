@@ -68,7 +68,8 @@ class _Heartbeat:
 def _build_live(groups: Sequence[BuildGroup], *, force: bool,
                 console: Console) -> list[BuildResult]:
     results = []
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+    # Elapsed before the description: a long package path must not push it off the line.
+    with Progress(SpinnerColumn(), TimeElapsedColumn(), TextColumn("{task.description}"),
                   console=console, transient=True) as progress:
         for index, group in enumerate(groups, 1):
             state = BuildProgress(group=_label(group, index, len(groups)))
