@@ -65,7 +65,9 @@ fuzz: install
 bench: install binaries
 	$(BIN)/python -m benchmarks
 
-demo: install binaries
+# The demo builds what it runs itself, first and alone (Karpenter, or not when
+# SIMKUBE_CLUSTER_AUTOSCALER names a CA binary), so a fresh clone waits for nothing else.
+demo: install
 	$(BIN)/python -m simkube.skctl.demo
 
 # Cluster Autoscaler and Karpenter on one recorded trace, compared (Karpenter alone without a

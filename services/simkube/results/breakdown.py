@@ -11,7 +11,8 @@ so the two read the same in a comparison.
 
 The autoscaler is named from what was observed, never from configuration (a run's summary
 must say what happened): Karpenter's Events, NodeClaims or NodePool labels make it
-``karpenter``; Cluster Autoscaler's Events or sk-cloudprov's nodes ``cluster-autoscaler``;
+``karpenter``; Cluster Autoscaler's Events or an sk-cloudprov node added during the run
+``cluster-autoscaler`` (sk-cloudprov's minimum nodes are there with no autoscaler at all);
 neither ``none``. Karpenter wins when both were seen: its nodes are what the run paid for.
 """
 

@@ -10,8 +10,12 @@ It also remembers what the nodes say about who made them, because the summary na
 autoscaler from what was observed, not from configuration: sk-cloudprov (Cluster
 Autoscaler's provider) marks its nodes with its namespace label and ``simkube://`` provider
 ids; Karpenter's carry ``karpenter.sh/nodepool``. (``kwok://`` proves nothing: the static
-nodes use it too.) Each group's instance type and NodePool label are kept for the per-type
-and per-pool node hours.
+nodes use it too.) A Karpenter node always witnesses Karpenter (it keeps no minimum), but
+sk-cloudprov makes its groups' ``minSize`` nodes whether or not an autoscaler runs (``env
+up --services`` alone), so only an sk-cloudprov node that *appears* while the run records,
+after the first list, witnesses Cluster Autoscaler: nothing else asks sk-cloudprov for one.
+Each group's instance type and NodePool label are kept for the per-type and per-pool node
+hours.
 """
 
 from __future__ import annotations
@@ -63,7 +67,10 @@ class NodeTracker:
         self._pools: dict[str, str] = {}  # group -> the Karpenter NodePool of its nodes
         self.makers: set[str] = set()     # autoscalers whose nodes were seen
 
-    def observe(self, obj: Mapping[str, Any], *, deleted: bool = False) -> None:
+    def observe(self, obj: Mapping[str, Any], *, deleted: bool = False,
+                added: bool = False) -> None:
+        """One node of a list, or of a watch event (``added``: an ADDED one, a node made
+        while the run records; a list only shows what exists)."""
         name = str((obj.get("metadata") or {}).get("name") or "")
         if not name:
             return
@@ -82,7 +89,7 @@ class NodeTracker:
                 if labels.get(key):
                     labelled[group] = str(labels[key])
             maker = node_maker(obj)
-            if maker is not None:
+            if maker == KARPENTER or (maker is not None and added):
                 self.makers.add(maker)
 
     def replace(self, objs: Iterable[Mapping[str, Any]]) -> None:

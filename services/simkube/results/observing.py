@@ -12,7 +12,9 @@ cluster without Karpenter has no such kind, and an sk-ctrl whose role predates i
 read it: a 404 or 403 leaves it out) and nothing else depends on it.
 
 It also gathers which autoscalers were observed, for the summary (breakdown.py): nodes made
-by either, any Event of either, any NodeClaim; and what a restarted recorder's summary said.
+by either (sk-cloudprov's only when added during the run: its minimum exists without an
+autoscaler, nodes.py), any Event of either, any NodeClaim; and what a restarted recorder's
+summary said.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ class Observer:
 
     def _node_event(self, kind: str, obj: Object) -> None:
         at = self._at()
-        self.nodes.observe(obj, deleted=kind == "DELETED")
+        self.nodes.observe(obj, deleted=kind == "DELETED", added=kind == "ADDED")
         if kind != "DELETED":
             self._emit(self.karpenter.node_seen(obj))
         self._changed(at)

@@ -1,11 +1,24 @@
 """The demo's "production" workload: a small shop whose traffic rises past capacity and falls.
 
 It is a script of timed steps applied to a real (local) cluster while sk-tracer records it, so
-the trace the demo replays is a genuine recording rather than a hand-made file. The steps are
-chosen to tell a story in under a minute: two Deployments scale up until the node groups'
-capacity runs out (pods wait to be scheduled), then back down, while a CronJob keeps firing.
-Every step's time can be multiplied by ``stretch`` (below 1: shrunk) so the end-to-end test runs
-the same story faster. (Not a replay speed, which runs the other way: ``core.simtime``.)
+the trace the demo replays is a genuine recording rather than a hand-made file. The steps tell
+a shop's day in 54 seconds: two Deployments scale up to a peak that needs more nodes than the
+quiet hours, hold it, and fall back, while a CronJob keeps firing. Every step's time is
+multiplied by ``stretch`` (below 1: shrunk): the demo records at 0.5 (27 s), the end-to-end
+test faster still; the story is the same, since what a production cluster does with it does
+not matter here, only the recording. (Not a replay speed, which runs the other way:
+``core.simtime``.)
+
+A recorded second stands for ``DAY_STRETCH / stretch`` seconds of the shop's day: the demo
+stretches the trace by that much (``skctl trace edit --time-stretch``) before replaying it, so
+the autoscaler's production timers fit the day. Nodes take 70 s to boot (the shipped node
+groups: 60 s to register, 10 s to turn Ready), and each step's pods reach their nodes some
+seconds after those are Ready (the node's taint goes, the scheduler retries: waits partly on
+the wall clock, so longer in trace time the faster the replay), so the peak holds for 168 s
+of trace time (21 recorded seconds; with 104 s, a trial on a busy machine left 12 of 30 pods
+never scheduled when the sale ended before their nodes were used); Karpenter removes a node
+roughly a minute after it empties (its ``consolidateAfter`` of 30 s, then its own checks), so
+the evening lasts 104 s.
 """
 
 from __future__ import annotations
@@ -15,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from simkube.core.kubeapi import CRON_JOBS, DEPLOYMENTS, NAMESPACES, KubeClient, delete_namespace
+from simkube.core.kubeapi import CRON_JOBS, DEPLOYMENTS, NAMESPACES, KubeClient
 
 NAMESPACE = "shop"
 TOLERATION = {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}
@@ -28,17 +41,20 @@ class Step:
     note: str
 
 
-# web asks 500m CPU per pod, worker 1 CPU: at the peak (20 web + 5 worker = 15 CPU) they
-# need more than the two node groups' minimum sizes offer, so some pods wait.
+# web asks 500m CPU per pod, worker 1 CPU. The quiet hours need 2 CPU; the peak (24 web +
+# 5 worker = 17 CPU) more than the shipped node groups' minimum (12 CPU: what Cluster
+# Autoscaler starts from) and many times what Karpenter starts from (no node at all).
 STEPS = (
     Step(at_seconds=0, replicas={"web": 2, "worker": 1}, note="quiet morning"),
-    Step(at_seconds=8, replicas={"web": 8}, note="traffic picks up"),
-    Step(at_seconds=16, replicas={"web": 14, "worker": 5}, note="a sale starts"),
-    Step(at_seconds=26, replicas={"web": 20}, note="peak: more pods than capacity"),
-    Step(at_seconds=38, replicas={"web": 6, "worker": 2}, note="the sale ends"),
-    Step(at_seconds=46, replicas={"web": 3}, note="evening"),
+    Step(at_seconds=5, replicas={"web": 6}, note="traffic picks up"),
+    Step(at_seconds=10, replicas={"web": 14, "worker": 3}, note="a sale starts"),
+    Step(at_seconds=15, replicas={"web": 24, "worker": 5}, note="peak: more pods than nodes"),
+    Step(at_seconds=36, replicas={"web": 6, "worker": 2}, note="the sale ends"),
+    Step(at_seconds=41, replicas={"web": 2, "worker": 1}, note="evening"),
 )
 END_SECONDS = 54.0
+# Trace seconds per recorded second at stretch 1 (module docstring).
+DAY_STRETCH = 8.0
 
 
 def _deployment(name: str, *, cpu: str, memory: str) -> dict[str, Any]:
@@ -95,6 +111,11 @@ async def run_workload(*, kube: KubeClient, stretch: float = 1.0,
     await asyncio.sleep(max(0.0, started + END_SECONDS * stretch - loop.time()))
 
 
-async def delete_workload(*, kube: KubeClient, timeout: float = 60.0) -> None:
-    """Remove the production namespace so its pods do not share the replay's capacity."""
-    await delete_namespace(kube, NAMESPACE, timeout=timeout)
+async def close_shop(*, kube: KubeClient) -> None:
+    """Delete the shop's Deployments and CronJob: the recorded deletions end the trace, so the
+    evening (from the last step until ``END_SECONDS``) is replayed too. Not the namespace,
+    whose deletion waits for every pod to go: production's cluster is torn down next anyway,
+    and its seconds would be stretched into minutes of replayed trace."""
+    for resource, name in ((DEPLOYMENTS, "web"), (DEPLOYMENTS, "worker"),
+                           (CRON_JOBS, "invoices")):
+        await kube.request("DELETE", resource.path(namespace=NAMESPACE, name=name))

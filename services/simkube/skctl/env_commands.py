@@ -14,7 +14,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from simkube.core.durations import parse_duration
@@ -24,9 +23,9 @@ from simkube.env.autoscalers.karpenter_catalog import ConsolidationPolicy, Disru
 from simkube.env.autoscalers.kinds import AutoscalerKind
 from simkube.env.paths import DEFAULT_ENV_NAME, validate_env_name
 from simkube.env.status import Health, environment_status, load_state
-from simkube.env.toolchain.building import build_group
-from simkube.env.toolchain.catalog import ALL_GROUPS, CORE_GROUPS
+from simkube.env.toolchain.catalog import ALL_GROUPS, plan_builds
 from simkube.env.toolchain.ci_cache import ci_cache
+from simkube.skctl.build_display import build_with_progress
 
 console = Console(stderr=True)
 name_option = click.option("--name", default=DEFAULT_ENV_NAME, show_default=True,
@@ -41,38 +40,33 @@ def env_group() -> None:
 
 @env_group.command("build")
 @click.option("--autoscaler", is_flag=True, help="Also build cluster-autoscaler.")
+@click.option("--only", "only", multiple=True, metavar="GROUP",
+              type=click.Choice([group.name for group in ALL_GROUPS]),
+              help="Build only this group (repeatable), e.g. what 'make demo' runs.")
 @click.option("--force", is_flag=True, help="Rebuild even when the cache has the binaries.")
 @click.option("--print-cache-key", is_flag=True,
               help="Build nothing: print the cache directory and a key for a CI cache of "
                    "these binaries (dir=..., key=..., for $GITHUB_OUTPUT; docs/ci.md).")
-def build_command(autoscaler: bool, force: bool, print_cache_key: bool) -> None:
+def build_command(autoscaler: bool, only: tuple[str, ...], force: bool,
+                  print_cache_key: bool) -> None:
     """Build (once) and cache the upstream binaries from the Go module proxy."""
-    groups = ALL_GROUPS if autoscaler else CORE_GROUPS
+    if autoscaler and only:
+        raise click.UsageError("--autoscaler and --only exclude each other "
+                               "(--only cluster-autoscaler builds it)")
+    groups = plan_builds(only=only, autoscaler=autoscaler)
     if print_cache_key:
         if force:
             raise click.UsageError("--print-cache-key builds nothing: leave out --force")
         click.echo("\n".join(ci_cache(groups).output_lines()))
         return
+    results = build_with_progress(groups, force=force, console=console)
     table = Table(title="upstream binaries")
     for column in ("group", "version", "result", "seconds", "cache entry"):
         table.add_column(column)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=console, transient=True) as progress:
-        for group in groups:
-            compiled = 0
-            task = progress.add_task(f"{group.name} {group.version}: checking cache")
-
-            def on_line(line: str, *, task_id: TaskID = task, name: str = group.name) -> None:
-                nonlocal compiled
-                compiled += 1
-                progress.update(task_id, description=f"{name}: {compiled} packages, {line[:60]}")
-
-            result = build_group(group, force=force, on_package=on_line)
-            progress.remove_task(task)
-            table.add_row(group.name, group.version, "cached" if result.cached else "built",
-                          f"{result.seconds:.1f}", str(result.path))
-            console.print(f"[green]✓[/] {group.name} {group.version} "
-                          f"{'(cached)' if result.cached else f'built in {result.seconds:.0f}s'}")
+    for result in results:
+        table.add_row(result.group.name, result.group.version,
+                      "cached" if result.cached else "built", f"{result.seconds:.1f}",
+                      str(result.path))
     console.print(table)
 
 

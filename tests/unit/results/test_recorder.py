@@ -144,6 +144,12 @@ async def test_no_autoscaler_and_a_restarted_recorder(tmp_path: Path) -> None:
     summary = (await quiet.finish()).summary
     assert summary.autoscaler == "none"
     assert set(summary.node_pools) == {"static"}
+    # sk-cloudprov's minimum nodes without an autoscaler (env up --services): none ran.
+    baseline = Run(tmp_path / "baseline", FakeApi(lists={NODES: [cloudprov_node("small-1")]},
+                                                  absent=(NODECLAIMS,)))
+    await baseline.recorder.start()
+    await baseline.at(60, (NODES, "MODIFIED", cloudprov_node("small-1")))
+    assert (await baseline.finish()).summary.autoscaler == "none"
     # A restarted recorder keeps what the cluster no longer shows: Karpenter's nodes are gone.
     first = Run(tmp_path, FakeApi(lists={NODES: [node("simkube-a")]}))
     await first.recorder.start()

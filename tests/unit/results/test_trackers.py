@@ -39,8 +39,16 @@ def test_who_made_a_node() -> None:
         "karpenter", "cluster-autoscaler", None]
     nodes = NodeTracker()
     nodes.replace([static, cloudprov])
-    assert nodes.makers == {"cluster-autoscaler"}
+    # A listed sk-cloudprov node is a group's minimum, there without any autoscaler;
+    # updates of it prove nothing either.
+    assert nodes.makers == set()
+    nodes.observe(cloudprov)
+    assert nodes.makers == set()
     nodes.observe(karpenter)
+    assert nodes.makers == {"karpenter"}
+    added = node("small-2", group="small")
+    added["spec"] = {"providerID": "simkube://small-2"}
+    nodes.observe(added, added=True)  # made while the run records: CA asked for it
     assert nodes.makers == {"cluster-autoscaler", "karpenter"}
     assert nodes.node_pools() == {"large": "simkube"}
     nodes.restore(instance_types={"large": "m5.2xlarge", "gone": "m5.large"},

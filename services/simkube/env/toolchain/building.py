@@ -164,11 +164,14 @@ def _copy_assets(go: str, group: BuildGroup, module_dir: Path, staging: Path,
 
 
 def build_group(group: BuildGroup, *, force: bool = False,
-                on_package: ProgressCallback = lambda _line: None) -> BuildResult:
-    """Build one group unless a verified cache entry exists (or ``force``)."""
+                on_package: ProgressCallback = lambda _line: None,
+                on_build: Callable[[], None] = lambda: None) -> BuildResult:
+    """Build one group unless a verified cache entry exists (or ``force``); ``on_build`` is
+    called when it will be built, ``on_package`` with every line Go prints."""
     check = verify(group, deep=True)
     if check.state is EntryState.READY and not force:
         return BuildResult(group=group, seconds=0.0, cached=True, path=entry_dir(group))
+    on_build()
     if not (group.module_dir / "go.sum").is_file() and not group.optional:
         raise BuildError(f"{group.name} has no pinned go.sum in {group.module_dir}; it cannot "
                          "be built from the Go module proxy here")

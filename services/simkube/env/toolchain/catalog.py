@@ -12,6 +12,7 @@ Karpenter's CRDs), copied from the very module version the binary was built from
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -124,7 +125,6 @@ KARPENTER = BuildGroup(
         "kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml")),
 )
 
-
 _CERT_MANAGER_MODULE = "github.com/cert-manager/cert-manager"
 HELM = BuildGroup(
     name="helm",
@@ -138,9 +138,27 @@ HELM = BuildGroup(
                  for kind in ("certificates", "issuers", "clusterissuers")),
 )
 
-# Karpenter and helm are served by the module proxy, so unlike CA they are in every build.
-CORE_GROUPS: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES, KARPENTER, HELM)
+
+# Karpenter and helm are served by the module proxy, so unlike CA they are part of every
+# build. The order is the build order: what every environment needs first (the control
+# plane, smallest first, so a proxy problem shows within a minute, not after Kubernetes'
+# quarter of an hour), then the autoscaler the demo runs, then what only tests use (helm).
+CONTROL_PLANE: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES)
+CORE_GROUPS: tuple[BuildGroup, ...] = (*CONTROL_PLANE, KARPENTER, HELM)
 ALL_GROUPS: tuple[BuildGroup, ...] = (*CORE_GROUPS, CLUSTER_AUTOSCALER)
+
+
+def plan_builds(*, only: Collection[str] = (), autoscaler: bool = False) -> tuple[BuildGroup, ...]:
+    """The groups to build, in build order: ``only`` those named (``make demo`` asks for what
+    it runs), else the core ones and, with ``autoscaler``, Cluster Autoscaler."""
+    if not only:
+        return ALL_GROUPS if autoscaler else CORE_GROUPS
+    known = {group.name: group for group in ALL_GROUPS}
+    unknown = sorted(set(only) - set(known))
+    if unknown:
+        raise ValueError(f"no build group named {', '.join(unknown)} "
+                       f"(known: {', '.join(known)})")
+    return tuple(group for group in ALL_GROUPS if group.name in only)
 
 
 def group_of(binary: Binary) -> BuildGroup:
