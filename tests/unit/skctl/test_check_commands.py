@@ -55,8 +55,8 @@ def test_the_same_figures_pass_and_a_rise_exits_1(tmp_path: Path) -> None:
 
 def test_repetitions_widen_the_band(tmp_path: Path) -> None:
     base = _runs(tmp_path, "base", 8.0, 10.0, 9.0)
-    assert _check(str(_runs(tmp_path, "a", 10.4)), "--baseline", str(base))[0] == 0
-    assert _check(str(_runs(tmp_path, "b", 10.6)), "--baseline", str(base))[0] == 1
+    assert _check(str(_runs(tmp_path, "a", 10.2)), "--baseline", str(base))[0] == 0
+    assert _check(str(_runs(tmp_path, "b", 10.4)), "--baseline", str(base))[0] == 1
 
 
 def test_markdown_is_printed_and_appended_to_the_step_summary(tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_a_trace_is_replayed_through_skctl_runs_code(tmp_path: Path,
         assert options["wait"] is True
         assert options["details"].stderr  # stdout is the verdict only
         created.append(simulation)
-        _runs(tmp_path / "results" / "ci", simulation["metadata"]["name"], 8.2, 8.3)
+        _runs(tmp_path / "results" / "ci", simulation["metadata"]["name"], 8.1, 8.2)
         return simulation
 
     monkeypatch.setattr(sim_commands, "create_simulation", create)
