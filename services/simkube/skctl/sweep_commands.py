@@ -43,6 +43,12 @@ class SweepFailedError(SimkubeError):
     """Some points of the sweep failed; the manifest says why."""
 
 
+class SweepInterruptedError(SimkubeError):
+    """Ctrl-C: the running points were stopped and are pending again."""
+
+    exit_code = 130  # what a shell reports for SIGINT
+
+
 @click.group("sweep")
 def sweep_group() -> None:
     """Replay one trace over a grid of settings and find the trade-offs (docs/sweeps.md)."""
@@ -135,8 +141,19 @@ def run_command(file: Path, output: Path, parallel: int) -> None:
         todo = [i for i, record in before.points.items() if record.state is not PointState.DONE]
         skipped = len(points) - len(todo)
         progress.update(task, completed=skipped)
-        final = running.run_sweep(sweep=sweep, points=points, output=output, runner=run_point,
-                                  parallel=parallel, on_change=on_change)
+        def on_interrupt(busy: int) -> None:
+            progress.print(f"interrupted: stopping {busy} running point(s) and their "
+                           "environments; the queued ones will not start")
+
+        try:
+            final = running.run_sweep(sweep=sweep, points=points, output=output,
+                                      runner=run_point, parallel=parallel, on_change=on_change,
+                                      on_interrupt=on_interrupt)
+        except KeyboardInterrupt:
+            raise SweepInterruptedError(
+                f"sweep interrupted: {counts[PointState.DONE]} point(s) done in this run, "
+                f"{skipped} before; the manifest is {output / 'manifest.json'}",
+                hint="rerun the same command to resume") from None
     failed = [r for r in final.points.values() if r.state is PointState.FAILED]
     click.echo(f"{len(points) - len(failed)} of {len(points)} points done "
                f"({skipped} from before); report: skctl sweep report {output}")
