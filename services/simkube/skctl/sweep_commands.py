@@ -22,7 +22,8 @@ from rich.table import Table
 from simkube.core.durations import human_duration
 from simkube.core.errors import ConfigError, SimkubeError
 from simkube.report.tables import rich_table
-from simkube.skctl.cluster_options import json_option
+from simkube.skctl.cluster_options import env_option, json_option, kubeconfig_option
+from simkube.skctl.sweep_cluster import ClusterFlags, submit
 from simkube.skctl.sweep_point import run_point
 from simkube.sweep import running
 from simkube.sweep.estimate import RUN_OVERHEAD_S, makespan, point_seconds, trace_seconds
@@ -105,12 +106,47 @@ def plan_command(file: Path, parallel: int, as_json: bool) -> None:
 
 @sweep_group.command("run")
 @file_argument
-@click.option("--output", type=click.Path(path_type=Path, file_okay=False), required=True,
-              help="The sweep's directory: manifest, points/<index>/run-N, report.")
+@click.option("--output", type=click.Path(path_type=Path, file_okay=False),
+              help="The sweep's directory: manifest, points/<index>/run-N, report "
+                   "(required unless --on-cluster).")
 @parallel_option
-def run_command(file: Path, output: Path, parallel: int) -> None:
-    """Run every point of FILE not yet done in OUTPUT; rerun to resume."""
+@click.option("--on-cluster", is_flag=True,
+              help="Run the points as a Kubernetes Indexed Job instead (docs/sweeps.md).")
+@click.option("--image", help="--on-cluster: the image the pods run (deploy/Dockerfile, "
+                              "target sweep).")
+@click.option("--pvc", help="--on-cluster: the PersistentVolumeClaim the results go to.")
+@click.option("--namespace", default="default", show_default=True,
+              help="--on-cluster: the namespace of the Job and its ConfigMap.")
+@click.option("--trace-in-volume", default="", metavar="PATH",
+              help="--on-cluster: read the trace from PATH inside the volume instead of "
+                   "carrying it in the ConfigMap (needed above 900 KiB).")
+@click.option("--render", "render_only", is_flag=True,
+              help="--on-cluster: print the ConfigMap and Job as YAML; contact nothing.")
+@click.option("--dry-run", is_flag=True,
+              help="--on-cluster: a server-side dry run; the API server checks, stores nothing.")
+@kubeconfig_option
+@env_option
+def run_command(*, file: Path, output: Path | None, parallel: int, on_cluster: bool,
+                image: str | None, pvc: str | None, namespace: str, trace_in_volume: str,
+                render_only: bool, dry_run: bool, kubeconfig: Path | None,
+                env_name: str | None) -> None:
+    """Run every point of FILE not yet done in OUTPUT; rerun to resume. With --on-cluster,
+    hand the points to Kubernetes as an Indexed Job instead."""
     sweep, points = _load(file)
+    if on_cluster:
+        submit(sweep, points, parallel=parallel, flags=ClusterFlags(
+            image=image, pvc=pvc, namespace=namespace, trace_in_volume=trace_in_volume,
+            render_only=render_only, dry_run=dry_run, kubeconfig=kubeconfig,
+            env_name=env_name))
+        return
+    cluster_only = [flag for flag, given in (
+        ("--image", image), ("--pvc", pvc), ("--trace-in-volume", trace_in_volume),
+        ("--render", render_only), ("--dry-run", dry_run), ("--kubeconfig", kubeconfig),
+        ("--env", env_name)) if given]
+    if cluster_only:
+        raise ConfigError(f"{', '.join(cluster_only)} only apply with --on-cluster")
+    if output is None:
+        raise ConfigError("give --output DIR (the sweep's directory), or --on-cluster")
     estimate = _point_estimate(sweep)
     counts = dict.fromkeys(PointState, 0)
     started: dict[int, float] = {}
