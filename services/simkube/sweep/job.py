@@ -29,7 +29,7 @@ from simkube.sweep.spec import Sweep
 
 INPUTS_MOUNT = "/sweep/inputs"
 RESULTS_MOUNT = "/sweep/results"
-STATE_MOUNT = "/home/simkube/.local/state"  # the environments' files: fast, pod-local
+STATE_MOUNT = "/sweep/state"  # $SIMKUBE_HOME: the environment's files, pod-local
 SWEEP_KEY = "sweep.yaml"
 NODE_GROUPS_KEY = "node-groups.yaml"
 TRACE_KEY = "trace.sktrace"
@@ -113,6 +113,7 @@ def _job(sweep: Sweep, *, points: int, options: JobOptions) -> dict[str, Any]:
         # No --index: the worker reads JOB_COMPLETION_INDEX, which the Job sets.
         "command": ["skctl", "sweep", "worker", f"{INPUTS_MOUNT}/{SWEEP_KEY}",
                     "--output", results_dir(sweep)],
+        "env": [{"name": "SIMKUBE_HOME", "value": STATE_MOUNT}],
         "resources": {"requests": {"cpu": options.cpu, "memory": options.memory},
                       "limits": {"memory": options.memory}},
         "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": False,
