@@ -33,6 +33,7 @@ from simkube.sweep.report import make_report
 from simkube.sweep.spec import Sweep, load_sweep
 
 notes = Console(stderr=True)
+PIPED_WIDTH = 400  # a table printed to a file or pipe: as wide as its content
 INDEX_ENV = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
 file_argument = click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 parallel_option = click.option(
@@ -96,8 +97,9 @@ def plan_command(file: Path, parallel: int, as_json: bool) -> None:
         table.add_row(str(point.index), point.label, point.autoscaler.value,
                       human_duration(seconds * 1000))
     out = Console()
-    # Piped (a log, CI), rich would squeeze the table into 80 columns and cut the settings.
-    (out if out.is_terminal else Console(width=160)).print(table)
+    # Piped (a log, CI), rich would squeeze the table into 80 columns and cut the settings;
+    # the labels of a sweep with several axes run past 160 columns, so allow PIPED_WIDTH.
+    (out if out.is_terminal else Console(width=PIPED_WIDTH)).print(table)
     click.echo(f"estimated wall time at --parallel {parallel}: {human_duration(total * 1000)} "
                f"({sweep.base.repetitions} x replay ÷ {sweep.base.scale.speed:g} + "
                f"{RUN_OVERHEAD_S:g} s overhead a point; parallel points assumed not to slow "
@@ -234,7 +236,7 @@ def report_command(directory: Path, as_json: bool) -> None:
         click.echo(json.dumps(report.data, indent=2))
         return
     out = Console()
-    (out if out.is_terminal else Console(width=160)).print(rich_table(report.grid))
+    (out if out.is_terminal else Console(width=PIPED_WIDTH)).print(rich_table(report.grid))
     for line in report.data["headlines"]:
         click.echo(f"  - {line}")
     click.echo(f"report: {report.html}")
