@@ -1,8 +1,9 @@
 """``skctl sweep plan|run|worker|report``: one trace replayed over a grid of settings.
 
 Thin commands over ``simkube.sweep``: the file is read and every point built (and checked)
-before anything starts; ``run`` hands each point to ``sweep_point.run_point`` in a pool of
-``--parallel`` threads and draws one progress bar for the whole sweep; ``worker`` runs one
+before anything starts; ``run`` runs the points here (``sweep_local``: ``--parallel``
+environments at a time, one progress bar) or, with ``--on-cluster``, hands them to Kubernetes
+as an Indexed Job (``sweep_cluster``); ``worker`` runs one
 point by index, as a pod of a Kubernetes Indexed Job would; ``report`` reads what the runs
 left. Tables and JSON go to stdout, progress to stderr.
 """
@@ -11,44 +12,32 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from simkube.core.durations import human_duration
-from simkube.core.errors import ConfigError, SimkubeError
+from simkube.core.errors import ConfigError
 from simkube.report.tables import rich_table
 from simkube.skctl.cluster_options import env_option, json_option, kubeconfig_option
 from simkube.skctl.sweep_cluster import ClusterFlags, submit
+from simkube.skctl.sweep_local import SweepFailedError, point_estimate, run_locally
 from simkube.skctl.sweep_point import run_point
 from simkube.sweep import running
-from simkube.sweep.estimate import RUN_OVERHEAD_S, makespan, point_seconds, trace_seconds
-from simkube.sweep.manifest import PointRecord, PointState
+from simkube.sweep.estimate import RUN_OVERHEAD_S, makespan
+from simkube.sweep.manifest import PointState
 from simkube.sweep.points import Point, build_points
 from simkube.sweep.report import make_report
 from simkube.sweep.spec import Sweep, load_sweep
 
-notes = Console(stderr=True)
 PIPED_WIDTH = 400  # a table printed to a file or pipe: as wide as its content
 INDEX_ENV = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
 file_argument = click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 parallel_option = click.option(
     "--parallel", type=click.IntRange(min=1), default=1, show_default=True,
     help="Points at a time, each in its own environment (throughput not measured yet).")
-
-
-class SweepFailedError(SimkubeError):
-    """Some points of the sweep failed; the manifest says why."""
-
-
-class SweepInterruptedError(SimkubeError):
-    """Ctrl-C: the running points were stopped and are pending again."""
-
-    exit_code = 130  # what a shell reports for SIGINT
 
 
 @click.group("sweep")
@@ -64,14 +53,6 @@ def _load(file: Path) -> tuple[Sweep, list[Point]]:
         raise ConfigError(f"{file}: {exc.message}", hint=exc.hint) from None
 
 
-def _point_estimate(sweep: Sweep) -> float:
-    """Wall seconds of one point (every point replays the same span the same number of
-    times; trace edits scale replicas and requests, not time)."""
-    trace_s = trace_seconds(duration=sweep.base.duration, trace=sweep.base.trace)
-    return point_seconds(repetitions=sweep.base.repetitions, trace_s=trace_s,
-                         scale=sweep.base.scale)
-
-
 @sweep_group.command("plan")
 @file_argument
 @parallel_option
@@ -79,7 +60,7 @@ def _point_estimate(sweep: Sweep) -> float:
 def plan_command(file: Path, parallel: int, as_json: bool) -> None:
     """Print every point of FILE and the estimated wall time; start nothing."""
     sweep, points = _load(file)
-    estimates = [_point_estimate(sweep)] * len(points)
+    estimates = [point_estimate(sweep)] * len(points)
     total = makespan(estimates, parallel=parallel)
     if as_json:
         click.echo(json.dumps({
@@ -149,56 +130,7 @@ def run_command(*, file: Path, output: Path | None, parallel: int, on_cluster: b
         raise ConfigError(f"{', '.join(cluster_only)} only apply with --on-cluster")
     if output is None:
         raise ConfigError("give --output DIR (the sweep's directory), or --on-cluster")
-    estimate = _point_estimate(sweep)
-    counts = dict.fromkeys(PointState, 0)
-    started: dict[int, float] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"),
-                  console=notes) as progress:
-        task = progress.add_task(sweep.name, total=len(points), eta="-")
-
-        def on_change(record: PointRecord) -> None:
-            counts[record.state] += 1
-            if record.state is PointState.RUNNING:
-                started[record.index] = time.monotonic()
-            else:
-                counts[PointState.RUNNING] -= 1
-                started.pop(record.index, None)
-                progress.print(f"point {record.index} {record.state.value}"
-                               + (f": {record.reason}" if record.reason else ""))
-            finished = counts[PointState.DONE] + counts[PointState.FAILED]
-            busy = [max(0.0, estimate - (time.monotonic() - t)) for t in started.values()]
-            queued = max(0, len(todo) - finished - len(busy))
-            eta = makespan([estimate] * queued, parallel=parallel, busy=busy)
-            progress.update(task, completed=skipped + finished, eta=human_duration(eta * 1000),
-                            description=f"{sweep.name}: {counts[PointState.DONE]} done, "
-                                        f"{counts[PointState.RUNNING]} running, "
-                                        f"{counts[PointState.FAILED]} failed")
-
-        before = running.prepare(sweep, points, output=output)
-        todo = [i for i, record in before.points.items() if record.state is not PointState.DONE]
-        skipped = len(points) - len(todo)
-        progress.update(task, completed=skipped)
-        def on_interrupt(busy: int) -> None:
-            progress.print(f"interrupted: stopping {busy} running point(s) and their "
-                           "environments; the queued ones will not start")
-
-        try:
-            final = running.run_sweep(sweep=sweep, points=points, output=output,
-                                      runner=run_point, parallel=parallel, on_change=on_change,
-                                      on_interrupt=on_interrupt)
-        except KeyboardInterrupt:
-            raise SweepInterruptedError(
-                f"sweep interrupted: {counts[PointState.DONE]} point(s) done in this run, "
-                f"{skipped} before; the manifest is {output / 'manifest.json'}",
-                hint="rerun the same command to resume") from None
-    failed = [r for r in final.points.values() if r.state is PointState.FAILED]
-    click.echo(f"{len(points) - len(failed)} of {len(points)} points done "
-               f"({skipped} from before); report: skctl sweep report {output}")
-    if failed:
-        raise SweepFailedError(f"{len(failed)} point(s) failed: "
-                               + "; ".join(f"{r.index}: {r.reason}" for r in failed),
-                               hint="rerun the same command to retry them")
+    run_locally(sweep, points, output=output, parallel=parallel)
 
 
 @sweep_group.command("worker")

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from simkube.core.errors import ConfigError
-from simkube.skctl import sweep_cluster, sweep_commands
+from simkube.skctl import sweep_cluster, sweep_commands, sweep_local
 from simkube.skctl.main import cli
 from simkube.sweep.estimate import RUN_OVERHEAD_S
 from tests.unit.sweep.files import write_sweep
@@ -83,6 +83,7 @@ def test_a_bad_file_is_one_error_and_creates_nothing(tmp_path: Path, bad: str, c
 
     monkeypatch.setattr(sweep_cluster, "with_cluster", no_cluster)
     monkeypatch.setattr(sweep_commands, "run_point", no_cluster)
+    monkeypatch.setattr(sweep_local, "run_point", no_cluster)
     top, message = BAD_FILES[bad]
     path = write_sweep(tmp_path, **top)
     out = tmp_path / "out"
