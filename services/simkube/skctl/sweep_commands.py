@@ -36,8 +36,11 @@ PIPED_WIDTH = 400  # a table printed to a file or pipe: as wide as its content
 INDEX_ENV = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
 file_argument = click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 parallel_option = click.option(
-    "--parallel", type=click.IntRange(min=1), default=1, show_default=True,
-    help="Points at a time, each in its own environment (throughput not measured yet).")
+    "--parallel", type=click.IntRange(min=1), default=2, show_default=True,
+    help="Points at a time, each in its own environment. On 2 cores, 2 ran 1.7x and 3 ran "
+         "2.2x the simulations an hour of 1, but side by side replays fall further behind "
+         "their speed and pending times rise (docs/benchmarks.md): compare points run at "
+         "one --parallel.")
 
 
 @click.group("sweep")
@@ -83,8 +86,9 @@ def plan_command(file: Path, parallel: int, as_json: bool) -> None:
     (out if out.is_terminal else Console(width=PIPED_WIDTH)).print(table)
     click.echo(f"estimated wall time at --parallel {parallel}: {human_duration(total * 1000)} "
                f"({sweep.base.repetitions} x replay ÷ {sweep.base.scale.speed:g} + "
-               f"{RUN_OVERHEAD_S:g} s overhead a point; parallel points assumed not to slow "
-               "each other, which is not measured yet)")
+               f"{RUN_OVERHEAD_S:g} s overhead a point; not counted: parallel points slow "
+               "each other, on 2 cores each took 1.18x as long at --parallel 2 and 1.36x at 3, "
+               "docs/benchmarks.md)")
 
 
 @sweep_group.command("run")
