@@ -61,7 +61,9 @@ def run_point(job: PointJob) -> None:
         node_groups=inputs.node_groups, autoscaler_flags=point.ca_flags))
     try:
         if job.stop.is_set():
-            raise PointInterruptedError("interrupted before its Simulation started")
+            raise PointInterruptedError("interrupted before its Simulation started; rerun the "
+                                        "sweep to run it")
+
         async def action(kube: KubeClient) -> dict[str, Any]:
             await sim_client.create(kube, simulation)
             follow = asyncio.ensure_future(sim_progress.follow(
