@@ -98,9 +98,10 @@ def plan_command(file: Path, parallel: int, as_json: bool) -> None:
                    "(required unless --on-cluster).")
 @parallel_option
 @click.option("--on-cluster", is_flag=True,
-              help="Run the points as a Kubernetes Indexed Job instead (docs/sweeps.md).")
-@click.option("--image", help="--on-cluster: the image the pods run (deploy/Dockerfile, "
-                              "target sweep).")
+              help="Run the points as a Kubernetes Indexed Job instead, --parallel pods at "
+                   "a time, on the cluster of --kubeconfig (docs/sweeps.md).")
+@click.option("--image", help="--on-cluster: the image the pods run "
+                              "(deploy/sweep.Dockerfile).")
 @click.option("--pvc", help="--on-cluster: the PersistentVolumeClaim the results go to.")
 @click.option("--namespace", default="default", show_default=True,
               help="--on-cluster: the namespace of the Job and its ConfigMap.")
