@@ -21,6 +21,7 @@ BENCHMARKS = [
     "autoscaler_study",
     "fidelity",
     "scaleup_chain",
+    "sweep_throughput",
 ]
 
 

@@ -1,8 +1,9 @@
 """``skctl sweep plan|run|worker|report``: one trace replayed over a grid of settings.
 
 Thin commands over ``simkube.sweep``: the file is read and every point built (and checked)
-before anything starts; ``run`` hands each point to ``sweep_point.run_point`` in a pool of
-``--parallel`` threads and draws one progress bar for the whole sweep; ``worker`` runs one
+before anything starts; ``run`` runs the points here (``sweep_local``: ``--parallel``
+environments at a time, one progress bar) or, with ``--on-cluster``, hands them to Kubernetes
+as an Indexed Job (``sweep_cluster``); ``worker`` runs one
 point by index, as a pod of a Kubernetes Indexed Job would; ``report`` reads what the runs
 left. Tables and JSON go to stdout, progress to stderr.
 """
@@ -11,36 +12,35 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from simkube.core.durations import human_duration
-from simkube.core.errors import ConfigError, SimkubeError
+from simkube.core.errors import ConfigError
 from simkube.report.tables import rich_table
-from simkube.skctl.cluster_options import json_option
+from simkube.skctl.cluster_options import env_option, json_option, kubeconfig_option
+from simkube.skctl.sweep_cluster import ClusterFlags, submit
+from simkube.skctl.sweep_local import SweepFailedError, point_estimate, run_locally
 from simkube.skctl.sweep_point import run_point
 from simkube.sweep import running
-from simkube.sweep.estimate import RUN_OVERHEAD_S, makespan, point_seconds, trace_seconds
-from simkube.sweep.manifest import PointRecord, PointState
+from simkube.sweep.estimate import RUN_OVERHEAD_S, makespan
+from simkube.sweep.manifest import PointState
 from simkube.sweep.points import Point, build_points
 from simkube.sweep.report import make_report
 from simkube.sweep.spec import Sweep, load_sweep
 
-notes = Console(stderr=True)
+PIPED_WIDTH = 400  # a table printed to a file or pipe: as wide as its content
 INDEX_ENV = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
 file_argument = click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 parallel_option = click.option(
-    "--parallel", type=click.IntRange(min=1), default=1, show_default=True,
-    help="Points at a time, each in its own environment (throughput not measured yet).")
-
-
-class SweepFailedError(SimkubeError):
-    """Some points of the sweep failed; the manifest says why."""
+    "--parallel", type=click.IntRange(min=1), default=2, show_default=True,
+    help="Points at a time, each in its own environment. On 2 cores, 2 ran 1.7x and 3 ran "
+         "2.2x the simulations an hour of 1, but side by side replays fall further behind "
+         "their speed and pending times rise (docs/benchmarks.md): compare points run at "
+         "one --parallel.")
 
 
 @click.group("sweep")
@@ -56,14 +56,6 @@ def _load(file: Path) -> tuple[Sweep, list[Point]]:
         raise ConfigError(f"{file}: {exc.message}", hint=exc.hint) from None
 
 
-def _point_estimate(sweep: Sweep) -> float:
-    """Wall seconds of one point (every point replays the same span the same number of
-    times; trace edits scale replicas and requests, not time)."""
-    trace_s = trace_seconds(duration=sweep.base.duration, trace=sweep.base.trace)
-    return point_seconds(repetitions=sweep.base.repetitions, trace_s=trace_s,
-                         scale=sweep.base.scale)
-
-
 @sweep_group.command("plan")
 @file_argument
 @parallel_option
@@ -71,7 +63,7 @@ def _point_estimate(sweep: Sweep) -> float:
 def plan_command(file: Path, parallel: int, as_json: bool) -> None:
     """Print every point of FILE and the estimated wall time; start nothing."""
     sweep, points = _load(file)
-    estimates = [_point_estimate(sweep)] * len(points)
+    estimates = [point_estimate(sweep)] * len(points)
     total = makespan(estimates, parallel=parallel)
     if as_json:
         click.echo(json.dumps({
@@ -89,61 +81,61 @@ def plan_command(file: Path, parallel: int, as_json: bool) -> None:
         table.add_row(str(point.index), point.label, point.autoscaler.value,
                       human_duration(seconds * 1000))
     out = Console()
-    # Piped (a log, CI), rich would squeeze the table into 80 columns and cut the settings.
-    (out if out.is_terminal else Console(width=160)).print(table)
+    # Piped (a log, CI), rich would squeeze the table into 80 columns and cut the settings;
+    # the labels of a sweep with several axes run past 160 columns, so allow PIPED_WIDTH.
+    (out if out.is_terminal else Console(width=PIPED_WIDTH)).print(table)
     click.echo(f"estimated wall time at --parallel {parallel}: {human_duration(total * 1000)} "
                f"({sweep.base.repetitions} x replay ÷ {sweep.base.scale.speed:g} + "
-               f"{RUN_OVERHEAD_S:g} s overhead a point; parallel points assumed not to slow "
-               "each other, which is not measured yet)")
+               f"{RUN_OVERHEAD_S:g} s overhead a point; not counted: parallel points slow "
+               "each other, on 2 cores each took 1.18x as long at --parallel 2 and 1.36x at 3, "
+               "docs/benchmarks.md)")
 
 
 @sweep_group.command("run")
 @file_argument
-@click.option("--output", type=click.Path(path_type=Path, file_okay=False), required=True,
-              help="The sweep's directory: manifest, points/<index>/run-N, report.")
+@click.option("--output", type=click.Path(path_type=Path, file_okay=False),
+              help="The sweep's directory: manifest, points/<index>/run-N, report "
+                   "(required unless --on-cluster).")
 @parallel_option
-def run_command(file: Path, output: Path, parallel: int) -> None:
-    """Run every point of FILE not yet done in OUTPUT; rerun to resume."""
+@click.option("--on-cluster", is_flag=True,
+              help="Run the points as a Kubernetes Indexed Job instead, --parallel pods at "
+                   "a time, on the cluster of --kubeconfig (docs/sweeps.md).")
+@click.option("--image", help="--on-cluster: the image the pods run "
+                              "(deploy/sweep.Dockerfile).")
+@click.option("--pvc", help="--on-cluster: the PersistentVolumeClaim the results go to.")
+@click.option("--namespace", default="default", show_default=True,
+              help="--on-cluster: the namespace of the Job and its ConfigMap.")
+@click.option("--trace-in-volume", default="", metavar="PATH",
+              help="--on-cluster: read the trace from PATH inside the volume instead of "
+                   "carrying it in the ConfigMap (needed above 900 KiB).")
+@click.option("--render", "render_only", is_flag=True,
+              help="--on-cluster: print the ConfigMap and Job as YAML; contact nothing.")
+@click.option("--dry-run", is_flag=True,
+              help="--on-cluster: a server-side dry run; the API server checks, stores nothing.")
+@kubeconfig_option
+@env_option
+def run_command(*, file: Path, output: Path | None, parallel: int, on_cluster: bool,
+                image: str | None, pvc: str | None, namespace: str, trace_in_volume: str,
+                render_only: bool, dry_run: bool, kubeconfig: Path | None,
+                env_name: str | None) -> None:
+    """Run every point of FILE not yet done in OUTPUT; rerun to resume. With --on-cluster,
+    hand the points to Kubernetes as an Indexed Job instead."""
     sweep, points = _load(file)
-    estimate = _point_estimate(sweep)
-    counts = dict.fromkeys(PointState, 0)
-    started: dict[int, float] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"),
-                  console=notes) as progress:
-        task = progress.add_task(sweep.name, total=len(points), eta="-")
-
-        def on_change(record: PointRecord) -> None:
-            counts[record.state] += 1
-            if record.state is PointState.RUNNING:
-                started[record.index] = time.monotonic()
-            else:
-                counts[PointState.RUNNING] -= 1
-                started.pop(record.index, None)
-                progress.print(f"point {record.index} {record.state.value}"
-                               + (f": {record.reason}" if record.reason else ""))
-            finished = counts[PointState.DONE] + counts[PointState.FAILED]
-            busy = [max(0.0, estimate - (time.monotonic() - t)) for t in started.values()]
-            queued = max(0, len(todo) - finished - len(busy))
-            eta = makespan([estimate] * queued, parallel=parallel, busy=busy)
-            progress.update(task, completed=skipped + finished, eta=human_duration(eta * 1000),
-                            description=f"{sweep.name}: {counts[PointState.DONE]} done, "
-                                        f"{counts[PointState.RUNNING]} running, "
-                                        f"{counts[PointState.FAILED]} failed")
-
-        before = running.prepare(sweep, points, output=output)
-        todo = [i for i, record in before.points.items() if record.state is not PointState.DONE]
-        skipped = len(points) - len(todo)
-        progress.update(task, completed=skipped)
-        final = running.run_sweep(sweep=sweep, points=points, output=output, runner=run_point,
-                                  parallel=parallel, on_change=on_change)
-    failed = [r for r in final.points.values() if r.state is PointState.FAILED]
-    click.echo(f"{len(points) - len(failed)} of {len(points)} points done "
-               f"({skipped} from before); report: skctl sweep report {output}")
-    if failed:
-        raise SweepFailedError(f"{len(failed)} point(s) failed: "
-                               + "; ".join(f"{r.index}: {r.reason}" for r in failed),
-                               hint="rerun the same command to retry them")
+    if on_cluster:
+        submit(sweep, points, parallel=parallel, flags=ClusterFlags(
+            image=image, pvc=pvc, namespace=namespace, trace_in_volume=trace_in_volume,
+            render_only=render_only, dry_run=dry_run, kubeconfig=kubeconfig,
+            env_name=env_name))
+        return
+    cluster_only = [flag for flag, given in (
+        ("--image", image), ("--pvc", pvc), ("--trace-in-volume", trace_in_volume),
+        ("--render", render_only), ("--dry-run", dry_run), ("--kubeconfig", kubeconfig),
+        ("--env", env_name)) if given]
+    if cluster_only:
+        raise ConfigError(f"{', '.join(cluster_only)} only apply with --on-cluster")
+    if output is None:
+        raise ConfigError("give --output DIR (the sweep's directory), or --on-cluster")
+    run_locally(sweep, points, output=output, parallel=parallel)
 
 
 @sweep_group.command("worker")
@@ -181,7 +173,7 @@ def report_command(directory: Path, as_json: bool) -> None:
         click.echo(json.dumps(report.data, indent=2))
         return
     out = Console()
-    (out if out.is_terminal else Console(width=160)).print(rich_table(report.grid))
+    (out if out.is_terminal else Console(width=PIPED_WIDTH)).print(rich_table(report.grid))
     for line in report.data["headlines"]:
         click.echo(f"  - {line}")
     click.echo(f"report: {report.html}")

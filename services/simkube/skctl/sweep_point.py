@@ -6,11 +6,14 @@ autoscaler, flags and node groups; the Simulation built and checked by ``sim_man
 (every rule of ``skctl run``), created by ``sim_client`` and followed by ``sim_progress``
 quietly (the sweep draws its own progress). The runs' results are moved from the
 environment's results directory into the point's folder. ``simkube.sweep.running`` calls it
-once per point, from ``sweep run``'s worker threads and from ``sweep worker``.
+once per point, from ``sweep run``'s worker threads and from ``sweep worker``. When the sweep
+is interrupted (``job.stop``), it stops following, takes the environment down and raises
+``PointInterruptedError``, so Ctrl-C leaves no environment behind.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shutil
 from typing import Any
@@ -27,12 +30,13 @@ from simkube.skctl import sim_client, sim_manifest, sim_progress
 from simkube.skctl.sim_commands import with_cluster
 from simkube.sweep.estimate import point_seconds, trace_seconds
 from simkube.sweep.inputs import write_inputs
-from simkube.sweep.running import PointJob
+from simkube.sweep.running import PointInterruptedError, PointJob
 
 # A point that runs this many times longer than its estimate is stuck: give up on it.
 TIMEOUT_FACTOR = 3.0
 TIMEOUT_MARGIN_S = 300.0
 QUIET = Console(quiet=True)
+STOP_POLL_S = 0.5  # how soon a running point notices the sweep was interrupted
 
 
 def run_point(job: PointJob) -> None:
@@ -56,11 +60,21 @@ def run_point(job: PointJob) -> None:
         name=job.env_name, services=True, autoscaler=point.autoscaler,
         node_groups=inputs.node_groups, autoscaler_flags=point.ca_flags))
     try:
+        if job.stop.is_set():
+            raise PointInterruptedError("interrupted before its Simulation started; rerun the "
+                                        "sweep to run it")
+
         async def action(kube: KubeClient) -> dict[str, Any]:
             await sim_client.create(kube, simulation)
-            return await sim_progress.follow(kube, job.simulation, console=QUIET,
-                                             timeout=estimate * TIMEOUT_FACTOR
-                                             + TIMEOUT_MARGIN_S)
+            follow = asyncio.ensure_future(sim_progress.follow(
+                kube, job.simulation, console=QUIET,
+                timeout=estimate * TIMEOUT_FACTOR + TIMEOUT_MARGIN_S))
+            while not follow.done():
+                if job.stop.is_set():
+                    follow.cancel()
+                    raise PointInterruptedError("interrupted; rerun the sweep to run it")
+                await asyncio.wait({follow}, timeout=STOP_POLL_S)
+            return follow.result()
 
         final = with_cluster(None, job.env_name, action)
     finally:

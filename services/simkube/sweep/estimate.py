@@ -5,8 +5,9 @@ point costs besides the replay: starting and stopping its environment, sk-ctrl's
 and teardown, waiting for namespaces to go. That overhead is a measured constant, not a
 guess: see ``RUN_OVERHEAD_S``. With ``--parallel N`` points are handed to N workers in order
 as each frees up, which ``makespan`` plays out exactly. It assumes parallel points do not slow
-each other down; on a 2-core machine they do, and by how much is not measured yet
-(docs/sweeps.md).
+each other down; on a 2-core machine they do (a point took 1.18x as long at ``--parallel 2``
+and 1.36x at 3, docs/benchmarks.md, with other work on the machine), which is left out
+rather than modelled from one loaded measurement.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ here is plain logic, tested with a fake runner, while the real runner (``skctl``
 drives environments and Simulations) is exercised by running a sweep.
 
 A failed point never stops the others; rerunning the command skips done points and runs
-the rest again (failed ones, and ones left running by an interrupted sweep).
+the rest again (failed ones, and ones left running by an interrupted sweep). Ctrl-C stops a
+sweep cleanly: queued points never start, running ones are told to stop (``PointJob.stop``;
+the runner takes its environment down) and go back to pending, and the command ends.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import shutil
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from simkube.core.errors import ConfigError
+from simkube.core.errors import ConfigError, SimkubeError
 from simkube.sweep import manifest
 from simkube.sweep.manifest import PointRecord, PointState
 from simkube.sweep.points import Point
@@ -41,6 +44,8 @@ class PointJob:
     sweep: Sweep
     point: Point
     folder: Path  # DIR/points/<index>: inputs the runner writes, and run-N results
+    # Set when the sweep is interrupted: the runner stops the point (PointInterruptedError).
+    stop: threading.Event = field(default_factory=threading.Event)
 
     @property
     def env_name(self) -> str:
@@ -51,6 +56,10 @@ class PointJob:
     @property
     def simulation(self) -> str:
         return f"{self.sweep.name}-p{self.point.index}"
+
+
+class PointInterruptedError(SimkubeError):
+    """The runner stopped its point because the sweep was interrupted (not a failure)."""
 
 
 PointRunner = Callable[[PointJob], None]
@@ -66,9 +75,10 @@ def prepare(sweep: Sweep, points: Sequence[Point], *, output: Path) -> manifest.
                             labels=[point.label for point in points])
 
 
-def execute_point(*, sweep: Sweep, point: Point, output: Path,
-                  runner: PointRunner) -> PointRecord:
-    """Run ``point`` unless it is done; its final record (done or failed, with the reason)."""
+def execute_point(*, sweep: Sweep, point: Point, output: Path, runner: PointRunner,
+                  stop: threading.Event | None = None) -> PointRecord:
+    """Run ``point`` unless it is done; its final record (done or failed, with the reason;
+    pending again when ``stop`` was set and the runner gave up for it)."""
     current = manifest.read(output)
     if current is not None and current.points[point.index].state is PointState.DONE:
         return current.points[point.index]
@@ -78,8 +88,13 @@ def execute_point(*, sweep: Sweep, point: Point, output: Path,
                     attempts=attempts + 1, started_at=manifest.now(), finished_at="")
     shutil.rmtree(folder, ignore_errors=True)  # what an earlier attempt left is not this one's
     try:
-        runner(PointJob(sweep=sweep, point=point, folder=folder))
+        runner(PointJob(sweep=sweep, point=point, folder=folder,
+                        stop=stop or threading.Event()))
         _check_runs(folder, expected=sweep.base.repetitions)
+    except PointInterruptedError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        return manifest.update(output, point.index, state=PointState.PENDING,
+                               reason=exc.message, finished_at=manifest.now())
     except Exception as exc:  # any failure is the point's, recorded, not fatal
         reason = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return manifest.update(output, point.index, state=PointState.FAILED, reason=reason,
@@ -109,25 +124,46 @@ def _only_run(output: Path) -> Iterator[None]:
 
 def run_sweep(*, sweep: Sweep, points: Sequence[Point], output: Path, runner: PointRunner,
               parallel: int = 1,
-              on_change: Callable[[PointRecord], None] | None = None) -> manifest.Manifest:
+              on_change: Callable[[PointRecord], None] | None = None,
+              on_interrupt: Callable[[int], None] | None = None) -> manifest.Manifest:
     """Every point not yet done, ``parallel`` at a time; the manifest at the end.
-    ``on_change`` hears each point start and end (from the worker threads)."""
+    ``on_change`` hears each point start and end (from the worker threads). On Ctrl-C the
+    queued points are dropped, the running ones stopped, and ``KeyboardInterrupt`` raised
+    once they are back to pending (``on_interrupt`` hears how many are being stopped)."""
     with _only_run(output):
         state = prepare(sweep, points, output=output)
         todo = [point for point in points
                 if state.points[point.index].state is not PointState.DONE]
 
+        stop = threading.Event()
+        busy: set[int] = set()
+
         def one(point: Point) -> None:
+            if stop.is_set():
+                return
+            busy.add(point.index)
             if on_change is not None:
                 on_change(PointRecord(index=point.index, label=point.label,
                                       state=PointState.RUNNING))
-            record = execute_point(sweep=sweep, point=point, output=output, runner=runner)
+            record = execute_point(sweep=sweep, point=point, output=output, runner=runner,
+                                   stop=stop)
+            busy.discard(point.index)
             if on_change is not None:
                 on_change(record)
 
         with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="sweep") as pool:
-            for future in [pool.submit(one, point) for point in todo]:
-                future.result()
+            futures = [pool.submit(one, point) for point in todo]
+            try:
+                for future in futures:
+                    future.result()
+            except KeyboardInterrupt:
+                stop.set()
+                for future in futures:
+                    future.cancel()
+                if on_interrupt is not None:
+                    on_interrupt(len(busy))
+                pool.shutdown(wait=True)
+                raise
         final = manifest.read(output)
         assert final is not None  # noqa: S101  # prepare wrote it
         return final

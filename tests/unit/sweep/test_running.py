@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from pathlib import Path
 
@@ -11,7 +13,13 @@ from simkube.core.errors import ConfigError, SimkubeError
 from simkube.sweep import manifest
 from simkube.sweep.manifest import PointState
 from simkube.sweep.points import build_points
-from simkube.sweep.running import PointJob, execute_point, prepare, run_sweep
+from simkube.sweep.running import (
+    PointInterruptedError,
+    PointJob,
+    execute_point,
+    prepare,
+    run_sweep,
+)
 from simkube.sweep.spec import Sweep, load_sweep
 from tests.unit.sweep.files import write_sweep
 from tests.unit.sweep.results import write_run
@@ -171,3 +179,36 @@ def test_the_manifest_is_json_with_every_point(tmp_path: Path) -> None:
     assert read is not None
     assert [r.state for r in read.points.values()] == [PointState.PENDING] * 3
     assert not list(output.glob(".manifest.json.tmp"))
+
+
+def test_ctrl_c_stops_the_running_point_and_starts_no_other(tmp_path: Path) -> None:
+    """SIGINT while point 0 runs: point 0 is told to stop and goes back to pending, the
+    queued points never start, and the interrupt reaches the caller."""
+    sweep = _sweep(tmp_path)
+    ran: list[int] = []
+    stopping: list[int] = []
+
+    def runner(job: PointJob) -> None:
+        ran.append(job.point.index)
+        os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C does, as the point runs
+        if not job.stop.wait(timeout=10):
+            raise AssertionError("the point was never told to stop")
+        raise PointInterruptedError("interrupted; rerun the sweep to run it")
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(sweep=sweep, points=build_points(sweep), output=tmp_path / "out",
+                  runner=runner, parallel=1, on_interrupt=stopping.append)
+    assert ran == [0]
+    assert stopping == [1]
+    after = manifest.read(tmp_path / "out")
+    assert after is not None
+    assert [r.state for r in after.points.values()] == [PointState.PENDING] * 3
+    assert after.points[0].reason == "interrupted; rerun the sweep to run it"
+    assert (after.points[0].attempts, after.points[1].attempts) == (1, 0)
+    assert not (tmp_path / "out" / "points" / "0").exists()
+    # Resuming runs all three, the interrupted one included.
+    resumed = FakeRunner()
+    final = run_sweep(sweep=sweep, points=build_points(sweep), output=tmp_path / "out",
+                      runner=resumed)
+    assert resumed.ran == [0, 1, 2]
+    assert {r.state for r in final.points.values()} == {PointState.DONE}

@@ -22,11 +22,14 @@ Object = dict[str, Any]
 
 
 async def apply(kube: KubeClient, path: str, body: Mapping[str, Any], *, field_manager: str,
-                force: bool = True) -> Object:
-    """Server-side apply ``body`` at ``path`` (the object's own URL) as ``field_manager``."""
+                force: bool = True, dry_run: bool = False) -> Object:
+    """Server-side apply ``body`` at ``path`` (the object's own URL) as ``field_manager``;
+    ``dry_run``: the server checks and answers with the result but stores nothing."""
     query = {"fieldManager": field_manager}
     if force:
         query["force"] = "true"
+    if dry_run:
+        query["dryRun"] = "All"
     return await kube.request("PATCH", path, body=body, query=query, content_type=APPLY_PATCH)
 
 
