@@ -36,11 +36,12 @@ PIPED_WIDTH = 400  # a table printed to a file or pipe: as wide as its content
 INDEX_ENV = "JOB_COMPLETION_INDEX"  # set by Kubernetes in each pod of an Indexed Job
 file_argument = click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 parallel_option = click.option(
-    "--parallel", type=click.IntRange(min=1), default=2, show_default=True,
+    "--parallel", type=click.IntRange(min=1), default=1, show_default=True,
     help="Points at a time, each in its own environment. On 2 cores, 2 ran 1.7x and 3 ran "
          "2.2x the simulations an hour of 1, but side by side replays fall further behind "
-         "their speed and pending times rise (docs/benchmarks.md): compare points run at "
-         "one --parallel.")
+         "their speed and pending p90 rose 22 % at 2 (docs/benchmarks.md), so 1 is the "
+         "default: a point's figures are then a lone replay's. Compare points run at one "
+         "--parallel.")
 
 
 @click.group("sweep")
