@@ -53,6 +53,26 @@ def bundle(text_objects: list[dict[str, Any]]) -> str:
     return yaml.safe_dump_all(text_objects, sort_keys=False)
 
 
+def server_side_dry_run(kubectl: Path, kubeconfig: Path | str, objects: list[dict[str, Any]],
+                        *, timeout: float = 120) -> None:
+    """Apply ``objects`` with ``--server-side --dry-run=server`` and check that the API server
+    answered for every one of them (kind.group/name), so none was silently dropped.
+
+    ``--force-conflicts``: the shared test cluster may hold the same CRDs, installed by
+    sk-driver or sk-ctrl tests under their own field managers; ownership is not what this
+    checks.
+    """
+    out = run(kubectl, "--kubeconfig", kubeconfig, "apply", "--server-side",
+              "--dry-run=server", "--force-conflicts", f"--field-manager={FIELD_MANAGER}",
+              "-o", "name", "-f", "-", stdin=bundle(objects), timeout=timeout)
+    applied = out.split()
+    assert len(applied) == len(objects), out
+    for o in objects:
+        kind = o["kind"].lower()
+        group = o["apiVersion"].split("/")[0] if "/" in o["apiVersion"] else ""
+        assert f"{kind}{'.' + group if group else ''}/{o['metadata']['name']}" in applied
+
+
 def find(objects: list[dict[str, Any]], kind: str, name: str,
          namespace: str | None = None) -> dict[str, Any]:
     found = [o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name

@@ -12,11 +12,9 @@ import pytest
 from tests.conftest import SimEnv
 from tests.integration.deploy.manifests import (
     CLUSTER_SCOPED,
-    FIELD_MANAGER,
     OVERLAYS,
     PART_OF,
-    bundle,
-    run,
+    server_side_dry_run,
 )
 
 pytestmark = pytest.mark.integration
@@ -33,18 +31,7 @@ def test_every_object_passes_a_server_side_dry_run(
     served = {"v1", "apps/v1", "rbac.authorization.k8s.io/v1", "networking.k8s.io/v1",
               "apiextensions.k8s.io/v1"}
     assert {o["apiVersion"] for o in objects} <= served
-    # --force-conflicts: the shared test cluster may hold the same CRDs, installed by
-    # sk-driver or sk-ctrl tests under their own field managers; ownership is not what this
-    # checks.
-    out = run(kubectl, "--kubeconfig", sim_env.kubeconfig, "apply", "--server-side",
-              "--dry-run=server", "--force-conflicts", f"--field-manager={FIELD_MANAGER}",
-              "-o", "name", "-f", "-", stdin=bundle(objects))
-    applied = out.split()
-    assert len(applied) == len(objects), out
-    for o in objects:
-        kind = o["kind"].lower()
-        group = o["apiVersion"].split("/")[0] if "/" in o["apiVersion"] else ""
-        assert f"{kind}{'.' + group if group else ''}/{o['metadata']['name']}" in applied
+    server_side_dry_run(kubectl, sim_env.kubeconfig, objects)
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)

@@ -22,7 +22,12 @@ from simkube.env.toolchain.cache import asset_paths
 from simkube.env.toolchain.catalog import HELM, KARPENTER
 from tests.conftest import SimEnv
 from tests.integration.deploy.helm.chart import EXAMPLES, Helm
-from tests.integration.deploy.manifests import FIELD_MANAGER, bundle, run
+from tests.integration.deploy.manifests import (
+    FIELD_MANAGER,
+    bundle,
+    run,
+    server_side_dry_run,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -76,12 +81,4 @@ def test_the_api_server_accepts_every_object(
         "simulations.simkube.dev", "simulationroots.simkube.dev"}
     crds(definitions + _third_party_crds(objects))
     rest = [o for o in objects if o["kind"] != "CustomResourceDefinition"]
-    out = run(kubectl, "--kubeconfig", sim_env.kubeconfig, "apply", "--server-side",
-              "--dry-run=server", "--force-conflicts", f"--field-manager={FIELD_MANAGER}",
-              "-o", "name", "-f", "-", stdin=bundle(rest), timeout=120)
-    applied = out.split()
-    assert len(applied) == len(rest), out
-    for o in rest:
-        kind = o["kind"].lower()
-        group = o["apiVersion"].split("/")[0] if "/" in o["apiVersion"] else ""
-        assert f"{kind}{'.' + group if group else ''}/{o['metadata']['name']}" in applied
+    server_side_dry_run(kubectl, sim_env.kubeconfig, rest)

@@ -12,12 +12,6 @@ from simkube.env.toolchain.catalog import KARPENTER, KWOK, Binary
 pytestmark = pytest.mark.unit
 
 
-@pytest.fixture(autouse=True)
-def private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    monkeypatch.setenv("SIMKUBE_CACHE_DIR", str(tmp_path))
-    return tmp_path
-
-
 def _install_fake_build(tmp_path: Path) -> Path:
     staging = tmp_path / "staging"
     staging.mkdir()

@@ -15,12 +15,6 @@ from simkube.skctl.env_commands import build_command
 pytestmark = pytest.mark.unit
 
 
-@pytest.fixture(autouse=True)
-def private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    monkeypatch.setenv("SIMKUBE_CACHE_DIR", str(tmp_path))
-    return tmp_path
-
-
 def test_the_directory_is_the_binary_cache_outside_the_checkout(tmp_path: Path) -> None:
     assert ci_cache(CORE_GROUPS).directory == tmp_path / "bin"
 
