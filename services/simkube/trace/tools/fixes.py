@@ -99,7 +99,9 @@ def apply_fixes(source: TraceSource, findings: list[Finding],
     return TraceStream(
         header=header, initial_state=[*added, *initial], events=events,
         lifecycles=lambda: [lc for lc in source.lifecycles()
-                            if lc.owner.split("/", 1)[0] not in plan.drop_namespaces])
+                            if lc.owner.split("/", 1)[0] not in plan.drop_namespaces],
+        usage=lambda: tuple(usage for usage in source.usage()
+                            if usage.namespace not in plan.drop_namespaces))
 
 
 def _fixed_header(header: TraceHeader, plan: _Plan) -> TraceHeader:

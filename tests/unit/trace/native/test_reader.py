@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any
 
 import pytest
 import zstandard
 
 from simkube.trace import (
+    NATIVE_VERSION,
     NativeReader,
     PodLifecycle,
     ReadLimits,
@@ -25,6 +27,7 @@ from tests.unit.trace.conftest import (
     native_bytes,
     pod,
     sample_trace,
+    usage_trace,
 )
 
 pytestmark = pytest.mark.unit
@@ -61,7 +64,7 @@ def test_reads_header_state_events_and_lifecycles_in_order() -> None:
 @pytest.mark.parametrize(("data", "problem"), [
     (b"", "magic bytes are missing"),
     (b"SKTRACE?" + b"\x00" * 30, "magic bytes are missing"),
-    (PREAMBLE.pack(MAGIC, 2, 0), "format version 2 is newer than this reader"),
+    (PREAMBLE.pack(MAGIC, 3, 0), "format version 3 is newer than this reader"),
     (PREAMBLE.pack(MAGIC, 0, 0), "unknown format version 0"),
     (PREAMBLE.pack(MAGIC, 1, 4), "flags 0x4"),
 ])
@@ -102,7 +105,7 @@ def test_every_truncation_is_reported_never_a_short_trace() -> None:
      "a pod run is"),
     ([[1, encode_header(HEADER)], [5, "v1.Pod", 7, []]], "a lifecycle record is"),
     ([[1, encode_header(HEADER)], [6, 1, 0, 0]], "end record counts 1 events"),
-    ([[1, encode_header(HEADER)], [6, "x"]], "end record holds three counts"),
+    ([[1, encode_header(HEADER)], [6, "x"]], "end record holds 3 counts"),
     ([[1, encode_header(HEADER)], [6, 0, 0, 0, 12345]], "checksum mismatch"),
 ])
 def test_wrong_shapes_and_types_name_the_record(records: list[Any], problem: str) -> None:
@@ -175,5 +178,12 @@ def test_empty_trace_reads_as_no_events() -> None:
 def test_every_released_version_stays_readable() -> None:
     fixtures = SAMPLES.parent / "native"
     loaded = load(open_trace(fixtures / "v1-sample.trace"))
+    assert loaded.header.version == 1
+    loaded.header = replace(loaded.header, version=NATIVE_VERSION)
     assert loaded == sample_trace()
-    assert sorted(path.name for path in fixtures.glob("*.trace")) == ["v1-sample.trace"]
+    assert loaded.usage == ()
+    current = load(open_trace(fixtures / "v2-sample.trace"))
+    assert current == usage_trace()
+    assert current.header.version == 2
+    assert sorted(path.name for path in fixtures.glob("*.trace")) == ["v1-sample.trace",
+                                                                       "v2-sample.trace"]

@@ -51,7 +51,7 @@ def test_native_counts_match_the_simkube_original(samples: Path, tmp_path: Path)
         original = summarise(open_trace(samples / name)).to_json()
         write_trace(read_trace(samples / name), tmp_path / "n.trace")
         native = summarise(open_trace(tmp_path / "n.trace")).to_json()
-        assert (native["format"], native["version"]) == ("native", 1)
+        assert (native["format"], native["version"]) == ("native", 2)
         assert native["bytes"] < original["bytes"]
         for key in KEYS[2:-1]:
             assert native[key] == original[key], (name, key)
