@@ -69,7 +69,8 @@ def _summary_table(source: Path, summary: TraceSummary) -> Table:
         ("bytes", f"{summary.bytes:,}"), ("time span", span), ("events", summary.events),
         ("applied", summary.applied), ("deleted", summary.deleted),
         ("namespaces", ", ".join(summary.namespaces) or "-"),
-        ("pod lifecycles", f"{summary.lifecycles} runs of {summary.lifecycle_owners} owners")]
+        ("pod lifecycles", f"{summary.lifecycles} runs of {summary.lifecycle_owners} owners"),
+        ("usage", _usage_line(summary))]
     for kind, count in summary.applied_by_kind.items():
         rows.append((f"  applied {kind}", count))
     for kind, count in summary.deleted_by_kind.items():
@@ -77,6 +78,16 @@ def _summary_table(source: Path, summary: TraceSummary) -> Table:
     for name, value in rows:
         table.add_row(escape(name), escape(str(value)))
     return table
+
+
+def _usage_line(summary: TraceSummary) -> str:
+    usage = summary.usage
+    if not usage.workloads:
+        return "-"
+    periods = "/".join(f"{period / 1000:g}" for period in usage.periods_ms) or "?"
+    span = ("" if usage.first_ms is None or usage.last_ms is None
+            else f", {usage.first_ms / 1000:.1f}-{usage.last_ms / 1000:.1f} s into the trace")
+    return (f"{usage.samples} samples of {usage.workloads} workloads, every {periods} s{span}")
 
 
 @trace_group.command("validate")
