@@ -203,8 +203,18 @@ def fix_command(source: Path, target: Path, requested: dict[FindingCode, FixChoi
               type=click.FloatRange(min=0, min_open=True),
               help="Multiply time between events (0.5: twice as fast); --time-scale is its "
                    "former name.")
+@click.option("--hpa", metavar="NAMESPACE/NAME",
+              help="The HorizontalPodAutoscaler the --hpa-* flags change.")
+@click.option("--hpa-cpu-target", type=click.IntRange(min=1), metavar="PERCENT",
+              help="Set the HPA's CPU target utilization.")
+@click.option("--hpa-min-replicas", type=click.IntRange(min=1), help="Set its minReplicas.")
+@click.option("--hpa-max-replicas", type=click.IntRange(min=1), help="Set its maxReplicas.")
+@click.option("--load-factor", type=click.FloatRange(min=0, min_open=True), metavar="K",
+              help="Multiply the recorded usage (CPU and memory) of the target workloads.")
+@click.option("--drop-usage", is_flag=True,
+              help="Remove the recorded usage of the target workloads (all by default).")
 @click.option("--target-namespace", "target_namespaces", multiple=True,
-              help="Limit replica, resource and scheduling edits to these namespaces.")
+              help="Limit replica, resource, scheduling and load edits to these namespaces.")
 @click.option("--target-kind", "target_kinds", multiple=True,
               help="Limit replica, resource and scheduling edits to these kinds.")
 @click.option("--target-selector", help="Limit those edits to objects matching a selector.")
