@@ -84,7 +84,7 @@ class UsageSampler:
             usage = pod_usage(item)
             if not isinstance(namespace, str) or not isinstance(name, str) or usage is None:
                 continue
-            root = await self._root(namespace, name)
+            root = await self.root_of(namespace, name)
             if root is None:
                 continue
             pods, cpu, memory = totals.get(root, (0, 0, 0))
@@ -92,7 +92,8 @@ class UsageSampler:
         self._book.record(now, totals)
         self.rounds += 1
 
-    async def _root(self, namespace: str, name: str) -> ObjectRef | None:
+    async def root_of(self, namespace: str, name: str) -> ObjectRef | None:
+        """The workload root of pod ``namespace/name`` if it is tracked (cached)."""
         key = (namespace, name)
         known = self._roots.get(key)
         if known is not None:
