@@ -32,16 +32,18 @@ from typing import Any
 from simkube.trace import (
     KubeObject,
     NativeReader,
+    RecordedUsage,
     TraceEvent,
     TraceFormat,
     TraceHeader,
     TraceWriter,
     TrackedKind,
+    UsageSample,
+    WorkloadUsage,
+    checked_usage,
     open_trace,
     read_trace,
 )
-from simkube.trace.model.source import checked_usage
-from simkube.trace.model.usage import RecordedUsage, UsageSample, WorkloadUsage
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "tests" / "data" / "simkube"

@@ -19,8 +19,7 @@ from typing import Any
 from simkube.core.errors import ConfigError
 from simkube.core.logs import get_logger
 from simkube.core.quantities import parse_quantity
-from simkube.trace import ObjectRef
-from simkube.trace.model.usage import UsageSample, WorkloadUsage
+from simkube.trace import ObjectRef, UsageSample, WorkloadUsage
 from simkube.tracer.config import UsageSettings
 from simkube.tracer.segments import Ancestors
 
