@@ -55,7 +55,8 @@ def cli(  # noqa: PLR0917  # click passes every option as a parameter
         kubeconfig: Path | None, config_path: Path | None, listen: str, store_dir: Path,
         metrics_listen: str | None, retention_age: str | None, retention_bytes: str | None,
         usage_period: str | None, segment_bytes: str, segment_age: str,
-        tls_cert: Path | None, tls_key: Path | None, tls_client_ca: Path | None, log_level: str, log_json: bool | None) -> None:
+        tls_cert: Path | None, tls_key: Path | None, tls_client_ca: Path | None,
+        log_level: str, log_json: bool | None) -> None:
     """Record a live cluster into a durable, bounded store; export traces over gRPC."""
     configure_logging(level=log_level, json_output=log_json)
     config = load_config(config_path)
