@@ -4,7 +4,8 @@ A trace that fails to decode halfway would otherwise leave a half-replayed simul
 behind, so every object is decoded here first (errors surface as ``TraceFormatError`` naming
 the event). The pass also yields what the replay must know in advance: where the trace starts
 and ends, how many events fall before the duration, which namespaces it touches (so a
-clash with an existing namespace is refused up front) and the pod lifecycles. Nothing is
+clash with an existing namespace is refused up front) and the pod lifecycles; a malformed
+recorded-usage section is refused here too, with the message ``validate`` gives. Nothing is
 kept in memory but these facts; the replay streams the events again.
 """
 
@@ -94,6 +95,7 @@ def scan_trace(source: TraceSource, *, duration_ms: int | None) -> TraceScan:
             namespaces.update(_namespaces(applied))
     if events == 0:
         raise TraceFormatError("the trace has no events to replay", source=source.name)
+    source.usage()  # recorded usage is checked too: a malformed series is refused up front
     start_ms = end_ms if start_ms is None else start_ms
     return TraceScan(start_ms=start_ms, end_ms=end_ms, events_total=events,
                      objects_total=objects, namespaces=frozenset(namespaces),
