@@ -31,12 +31,18 @@ FIRST_BACKOFF = 0.1
 MAX_BACKOFF = 5.0
 
 Started = Callable[[], None]
+# Told of every successful apply: the object as the trace has it, the cluster's answer (with
+# its uid), and the event's trace offset; and of every delete. The CronJob firer listens.
+Applied = Callable[[KubeObject, KubeObject, int], None]
+Deleted = Callable[[ObjectRef], None]
 
 
 class Applier:
     def __init__(self, *, kube: KubeClient, discovery: Discovery, rewriter: Rewriter,
                  namespaces: Namespaces, concurrency: int, retry_deadline_s: float,
-                 first_backoff_s: float = FIRST_BACKOFF) -> None:
+                 first_backoff_s: float = FIRST_BACKOFF,
+                 applied: Applied = lambda original, stored, offset_ms: None,
+                 deleted: Deleted = lambda ref: None) -> None:
         self._kube = kube
         self._discovery = discovery
         self._rewriter = rewriter
@@ -45,6 +51,8 @@ class Applier:
         self._retry_deadline = retry_deadline_s
         self._first_backoff = first_backoff_s
         self._tails: dict[ObjectRef, asyncio.Future[None]] = {}
+        self._applied = applied
+        self._deleted = deleted
 
     async def apply(self, obj: KubeObject, *, offset_ms: int,
                     started: Started = lambda: None) -> FailureRecord | None:
@@ -65,9 +73,9 @@ class Applier:
             if target.namespace:
                 await self._namespaces.ensure(target.namespace)
             try:
-                await self._kube.request("PATCH", resource.path(name=target.name,
-                                                                namespace=target.namespace),
-                                         body=body, query=APPLY_QUERY, content_type=APPLY_PATCH)
+                stored = await self._kube.request(
+                    "PATCH", resource.path(name=target.name, namespace=target.namespace),
+                    body=body, query=APPLY_QUERY, content_type=APPLY_PATCH)
             except ApiError as exc:
                 if exc.code == 404 and target.namespace and exc.message.startswith(
                         f'namespaces "{target.namespace}"'):
@@ -77,6 +85,7 @@ class Applier:
                     raise ApiError(code=exc.code, reason=exc.reason, message=exc.message,
                                    retry=True) from None
                 raise
+            self._applied(obj, stored, offset_ms)
         async with self._in_order(ref):
             return await self._run(Operation.APPLY, described, offset_ms, started, attempt)
 
@@ -103,6 +112,7 @@ class Applier:
                     raise
             if ref.kind == "Namespace" and ref.api_version == "v1":
                 self._namespaces.forget(target.name)
+            self._deleted(ref)
         async with self._in_order(ref):
             return await self._run(Operation.DELETE, described, offset_ms, started, attempt)
 

@@ -36,6 +36,7 @@ class SimulationState(Enum):
 class Operation(Enum):
     APPLY = "apply"
     DELETE = "delete"
+    FIRE = "fire"  # a CronJob's firing on the trace clock (cronjobs.py)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

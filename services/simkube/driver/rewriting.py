@@ -10,6 +10,7 @@ What changes and why:
   cleanup would hang), old owner references (their uids do not exist here), generated Job
   selectors, Service cluster IPs, bound PersistentVolume names;
 - pod templates are placed on fake nodes (``podspecs``);
+- CronJobs are suspended: sk-driver fires them on the trace's clock (``cronjobs``);
 - Nodes become fake nodes: KWOK's annotation and taint, keeping their recorded capacity.
 Cluster-scoped kinds keep their names. The input is never modified.
 """
@@ -134,6 +135,9 @@ class Rewriter:
                     port.pop("nodePort", None)
         elif group == "" and ref.kind == "PersistentVolumeClaim":
             spec.pop("volumeName", None)
+        elif group == "batch" and ref.kind == "CronJob":
+            # sk-driver fires it on the trace's clock (cronjobs.py), not the controller.
+            spec["suspend"] = True
         elif group == "batch" and ref.kind == "Job":
             spec.pop("selector", None)  # generated from the production Job's uid
             template = (at / "spec" / "template").map(spec.get("template")) or {}

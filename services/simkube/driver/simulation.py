@@ -27,11 +27,12 @@ from simkube.core.logs import get_logger
 from simkube.driver import namespaces, roots
 from simkube.driver.applying import Applier
 from simkube.driver.clock import ReplayClock
+from simkube.driver.cronjobs import CronFirer
 from simkube.driver.errors import SimulationStateError
 from simkube.driver.lifecycles import Assignment, LifetimePlan
 from simkube.driver.options import SimulationOptions
 from simkube.driver.podtimer import PodTimer
-from simkube.driver.progress import Progress, ProgressSnapshot, SimulationState
+from simkube.driver.progress import FailureRecord, Progress, ProgressSnapshot, SimulationState
 from simkube.driver.replaying import Replayer
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.driver.scanning import TraceScan
@@ -139,11 +140,14 @@ class Simulation:
         rewriter = Rewriter(simulation=self.name, prefix=self.options.prefix, root=root,
                             header=self.source.header, placement=self.options.placement,
                             timing=self.options.pod_timing, lifecycle_owners=self._plan.owners)
+        firer = CronFirer(kube=self._kube, clock=self.clock, start_ms=self.scan.start_ms,
+                          simulation=self.name, failed=self._fire_failed)
         applier = Applier(kube=self._kube, discovery=discovery, rewriter=rewriter,
                           namespaces=namespaces.Namespaces(self._kube, root=root,
                                                            simulation=self.name),
                           concurrency=self.options.max_concurrency,
-                          retry_deadline_s=self.options.retry_deadline_s)
+                          retry_deadline_s=self.options.retry_deadline_s,
+                          applied=firer.track, deleted=firer.deleted)
         timer = PodTimer(kube=self._kube, simulation=self.name, plan=self._plan,
                          timed=self._pod_timed)
         helpers = [asyncio.create_task(self._report_status(root))]
@@ -173,6 +177,7 @@ class Simulation:
             log.error("simulation crashed", simulation=self.name,  # noqa: TRY400
                       traceback="".join(traceback.format_exception(exc)))
         finally:
+            await firer.close()
             for helper in helpers:
                 helper.cancel()
             await asyncio.gather(*helpers, return_exceptions=True)
@@ -180,6 +185,12 @@ class Simulation:
         if self.options.cleanup:
             with contextlib.suppress(SimkubeError):  # recorded in the message
                 await self._clean_up()
+
+    def _fire_failed(self, failure: FailureRecord) -> None:
+        self.progress.fail_object(failure)
+        log.warning("cronjob firing failed", simulation=self.name, object=failure.object,
+                    code=failure.code, reason=failure.reason, message=failure.message)
+        self._notify()
 
     def _pod_timed(self, assignment: Assignment) -> None:
         if assignment.lifetime_ms is not None:

@@ -133,6 +133,31 @@ async def test_bare_pods_complete_after_their_recorded_durations(
         assert abs(lived - recorded) <= LIFETIME_TOLERANCE, (name, lived, recorded)
 
 
+async def test_cronjob_fires_at_the_traces_minute_boundaries(replays: dict[str, Replay]) -> None:
+    """The driver fires the CronJob on the trace's clock: its Jobs are named for the trace's
+    minute boundaries (23 s into a minute at the start: offsets 37, 97, 157 s) and their pods
+    appear when those offsets are due, three before the trace deletes the CronJob at 205 s."""
+    replay = replays["cron"]
+    simulation = replay.simulation
+
+    async def jobs_seen() -> dict[str, float] | None:
+        first: dict[str, float] = {}
+        for item in replay.recorder.seen:
+            for ref in item.obj["metadata"].get("ownerReferences", []):
+                if ref["kind"] == "Job":
+                    first.setdefault(ref["name"], item.at)
+        return first if len(first) >= 3 else None
+    seen = await eventually(jobs_seen, timeout=240, what="pods of three fired Jobs")
+    offsets = {}
+    for job, at in seen.items():
+        minute = int(job.rsplit("-", 1)[1])
+        offsets[minute * 60_000 - simulation.scan.start_ms] = at
+    assert sorted(offsets) == [37_000, 97_000, 157_000]
+    for offset, at in offsets.items():
+        lateness = at - simulation.clock.due(offset)
+        assert -EARLY <= lateness <= ON_TIME + 1.0, (offset, lateness)  # + the Job controller
+
+
 async def test_cronjob_pods_complete_after_30s_and_cancel_leaves_nothing(
         replays: dict[str, Replay]) -> None:
     replay = replays["cron"]
@@ -142,7 +167,7 @@ async def test_cronjob_pods_complete_after_30s_and_cancel_leaves_nothing(
                      if any(ref["kind"] == "Job"
                             for ref in item.obj["metadata"].get("ownerReferences", []))),
                     None)
-    # The CronJob's schedule (every minute) runs on the cluster's real clock.
+    # The CronJob fires on the trace's clock (first at 37 s of trace).
     pod = await eventually(first_job_pod, timeout=90, what="the CronJob's first pod")
 
     async def completed() -> list[tuple[float, Any]] | None:

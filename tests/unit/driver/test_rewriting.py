@@ -150,3 +150,17 @@ def test_null_maps_are_filled_and_other_shapes_refused() -> None:
     with pytest.raises(FieldTypeError, match=r"v1\.ConfigMap t/c: metadata\.labels is a "
                        "list, not a map"):
         rewriter.rewrite(broken, namespaced=True)
+
+
+@pytest.mark.parametrize("suspend", [None, False, True])
+def test_cronjobs_are_applied_suspended_for_the_driver_to_fire(suspend: bool | None) -> None:
+    spec: dict[str, Any] = {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {
+        "spec": {"containers": [{"name": "c"}]}}}}}
+    if suspend is not None:
+        spec["suspend"] = suspend
+    cronjob = {"apiVersion": "batch/v1", "kind": "CronJob",
+               "metadata": {"name": "hello", "namespace": "default"}, "spec": spec}
+    result = _rewriter().rewrite(cronjob, namespaced=True)
+    assert result["spec"]["suspend"] is True
+    assert result["spec"]["schedule"] == "* * * * *"
+    assert cronjob["spec"].get("suspend") is suspend  # the firer reads the recorded value

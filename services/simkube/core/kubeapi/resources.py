@@ -76,6 +76,7 @@ REPLICA_SETS = Resource(group="apps", version="v1", plural="replicasets", kind="
                         namespaced=True)
 CRON_JOBS = Resource(group="batch", version="v1", plural="cronjobs", kind="CronJob",
                      namespaced=True)
+JOBS = Resource(group="batch", version="v1", plural="jobs", kind="Job", namespaced=True)
 LEASES = Resource(group="coordination.k8s.io", version="v1", plural="leases", kind="Lease",
                   namespaced=True)
 CUSTOM_RESOURCE_DEFINITIONS = Resource(
