@@ -14,6 +14,8 @@ its own process over the same synthetic index (the real ``ClusterIndex`` and
 * ``aio-bare``: grpc.aio with the servicer alone: the framework's own cost.
 * ``threads``: grpcio's synchronous server (a pool of 4 threads) with the same servicer,
   each call's coroutine run to completion on the pool's thread (the read RPCs never wait).
+* ``go-empty``: a grpc-go server that answers every call with an empty message (valid for
+  both methods): the round trip a native server would cost, for reference.
 
 Figures: ``cloudprov_calls.per_call`` per server and method (p50/p99 ms, calls/s), and the
 p50 time of a whole loop (3,000 calls).
@@ -43,6 +45,7 @@ LOOPS = 5
 CLIENT = Path(__file__).resolve().parent / "grpcclient"
 SERVICE = "/" + pb.DESCRIPTOR.services_by_name["CloudProvider"].full_name + "/"
 READY_TIMEOUT = 120.0
+GO_EMPTY = "go-empty"
 
 
 def _loop_calls() -> bytes:
@@ -86,11 +89,12 @@ def _build_client(work: Path) -> Path | str:
     return binary
 
 
-def _start(variant: Variant, port: int, log: Path) -> subprocess.Popen[bytes]:
+def _start(server: str, port: int, log: Path, client: Path) -> subprocess.Popen[bytes]:
+    argv = ([str(client), "-serve", f"127.0.0.1:{port}"] if server == GO_EMPTY else
+            [sys.executable, "-m", "benchmarks.cloudprov_calls_server", server,
+             f"127.0.0.1:{port}"])
     with log.open("wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "benchmarks.cloudprov_calls_server",
-                                 variant.value, f"127.0.0.1:{port}"],
-                                stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
 
 
 def _ready(log: Path, process: subprocess.Popen[bytes]) -> None:
@@ -110,14 +114,15 @@ def run() -> Iterator[dict[str, Any]]:
             return
         calls = work / "loop.bin"
         calls.write_bytes(_loop_calls())
+        names = [v.value for v in Variant] + [GO_EMPTY]
         servers = []
         try:
-            for variant, port in zip(Variant, ports.allocate(len(Variant)), strict=True):
-                log = work / f"{variant.value}.log"
-                servers.append((variant, port, log, _start(variant, port, log)))
+            for server, port in zip(names, ports.allocate(len(names)), strict=True):
+                log = work / f"{server}.log"
+                servers.append((server, port, log, _start(server, port, log, client)))
             for _, _, log, process in servers:
                 _ready(log, process)
-            targets = ",".join(f"{v.value}=127.0.0.1:{port}" for v, port, _, _ in servers)
+            targets = ",".join(f"{name}=127.0.0.1:{port}" for name, port, _, _ in servers)
             done = subprocess.run([str(client), "-targets", targets, "-requests", str(calls),
                                    "-loops", str(LOOPS)], capture_output=True, text=True,
                                   timeout=1800, check=True)

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"sort"
 	"strings"
@@ -36,6 +37,25 @@ func (raw) Marshal(v any) ([]byte, error) { return *(v.(*[]byte)), nil }
 func (raw) Unmarshal(data []byte, v any) error {
 	*(v.(*[]byte)) = append((*(v.(*[]byte)))[:0], data...)
 	return nil
+}
+
+// serveEmpty answers every unary call with an empty message (for NodeGroupForNode "no group",
+// for NodeGroupGetOptions "CA's defaults"): the cost of a round trip to a native server.
+func serveEmpty(address string) error {
+	listener, err := net.Listen("tcp", address)
+	if err != nil {
+		return err
+	}
+	server := grpc.NewServer(grpc.ForceServerCodec(raw{}),
+		grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+			var in, out []byte
+			if err := stream.RecvMsg(&in); err != nil {
+				return err
+			}
+			return stream.SendMsg(&out)
+		}))
+	fmt.Println("serving")
+	return server.Serve(listener)
 }
 
 type call struct {
@@ -101,7 +121,15 @@ func main() {
 	requests := flag.String("requests", "", "file of encoded calls: one loop")
 	loops := flag.Int("loops", 5, "loops per target")
 	timeout := flag.Duration("timeout", 10*time.Second, "deadline of each call (CA's grpc_timeout)")
+	serve := flag.String("serve", "", "instead: serve every method with an empty answer on this address")
 	flag.Parse()
+	if *serve != "" {
+		if err := serveEmpty(*serve); err != nil {
+			fmt.Fprintln(os.Stderr, "grpcclient:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	calls, err := readCalls(*requests)
 	if err != nil || *targets == "" {
 		fmt.Fprintln(os.Stderr, "grpcclient:", err, "(-targets and -requests are required)")
