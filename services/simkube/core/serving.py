@@ -112,11 +112,10 @@ def _measuring(handler: Any, *, method: str, metrics: RpcMetrics) -> Any:
     def record(started: float, context: Any) -> None:
         latency.observe(time.perf_counter() - started)
         code = context.code()
-        if code is None or code is grpc.StatusCode.OK:
+        if isinstance(code, grpc.StatusCode) and code is not grpc.StatusCode.OK:
+            metrics.calls.labels(method, code.name).inc()
+        else:  # None: the handler returned without setting a code
             ok.inc()
-        else:
-            metrics.calls.labels(method, code.name if isinstance(code, grpc.StatusCode)
-                                 else str(code)).inc()
 
     if handler.unary_unary or handler.stream_unary:
         inner = handler.unary_unary or handler.stream_unary
