@@ -48,6 +48,9 @@ S = TypeVar("S", bound="CloudProviderServicer")
 # CA's externalgrpc client gives each call grpc_timeout (5s by default); without a deadline
 # a size change may take this long before answering UNAVAILABLE.
 DEFAULT_BUDGET = 30.0
+# Answers that never change, built once (gRPC serializes a message without changing it).
+NO_GROUP = pb.NodeGroupForNodeResponse(nodeGroup=pb.NodeGroup(id=""))
+NO_OPTIONS = pb.NodeGroupAutoscalingOptionsResponse()
 
 
 def answers(method: Callable[[S, Req, Context], Awaitable[Resp]],
@@ -74,6 +77,9 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
         self._templates = {g.id: encode_node(template_node(g, namespace=config.namespace))
                            for g in config.groups.values()}
         self._listings = {group: InstanceListing() for group in config.groups}
+        # NodeGroupForNode's answer per group with the (replicas, nodes) it shows: CA asks
+        # for every node, every loop.
+        self._answers: dict[str, tuple[tuple[int | None, int], pb.NodeGroupForNodeResponse]] = {}
         self._unit_prices = UnitPrices.cheapest(
             (g.price_per_hour, g.template.allocatable) for g in config.groups.values())
 
@@ -92,6 +98,16 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
                  f"{group.template.summary}, {group.price_per_hour}/h")
         return pb.NodeGroup(id=group.id, minSize=group.min_size, maxSize=group.max_size,
                             debug=debug)
+
+    def _for_node(self, group: NodeGroupConfig) -> pb.NodeGroupForNodeResponse:
+        """The group's NodeGroupForNode answer, rebuilt only when its debug text would move."""
+        state = self._index.groups[group.id]
+        key = (state.replicas, len(state.nodes))
+        cached = self._answers.get(group.id)
+        if cached is None or cached[0] != key:
+            cached = self._answers[group.id] = (
+                key, pb.NodeGroupForNodeResponse(nodeGroup=self._message(group)))
+        return cached[1]
 
     def group_of_node(self, node: pb.ExternalGrpcNode) -> str | None:
         for name in (instance_name(node.providerID), node.name):
@@ -121,8 +137,8 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
                                context: Context) -> pb.NodeGroupForNodeResponse:
         group = self.group_of_node(request.node)
         if group is None:
-            return pb.NodeGroupForNodeResponse(nodeGroup=pb.NodeGroup(id=""))
-        return pb.NodeGroupForNodeResponse(nodeGroup=self._message(self._config.groups[group]))
+            return NO_GROUP
+        return self._for_node(self._config.groups[group])
 
     @answers
     async def PricingNodePrice(self, request: pb.PricingNodePriceRequest,
@@ -217,12 +233,13 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
                                   context: Context) -> pb.NodeGroupAutoscalingOptionsResponse:
         group = self._group(request.id)
         if not group.overrides.values:
-            # CA's externalgrpc client (1.36.1 and master as of 2026-11) turns an answer into
-            # options whose MaxNodeStartupTime is 0, which the proto cannot carry: a
-            # registered Node that is not Ready yet then counts as unready instead of
-            # upcoming, and CA scales up again. UNIMPLEMENTED keeps all of CA's defaults.
-            await context.abort(grpc.StatusCode.UNIMPLEMENTED,
-                                f"node group {group.id!r} overrides no options; CA's own apply")
+            # CA's externalgrpc client (1.36.1 and master as of 2026-11) turns options into
+            # ones whose MaxNodeStartupTime is 0, which the proto cannot carry: a registered
+            # Node that is not Ready yet would count as unready instead of upcoming, and CA
+            # would scale up again. An answer without options keeps all of CA's defaults:
+            # every caller in CA treats nil options as it treats UNIMPLEMENTED, and CA asks
+            # this twice per node per loop, so the answer is a ready object, not an error.
+            return NO_OPTIONS
         return pb.NodeGroupAutoscalingOptionsResponse(
             nodeGroupAutoscalingOptions=group.overrides.apply(
                 request.defaults, scale=self._current.scale))

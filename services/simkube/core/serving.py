@@ -81,49 +81,68 @@ class RpcMetrics:
 
 
 class _MetricsInterceptor(grpc.aio.ServerInterceptor):
+    """Counts and times every RPC by method and status code.
+
+    A method's measuring handler is built once, on its first call, and reused: Cluster
+    Autoscaler makes thousands of serial calls a loop, so nothing per call is rebuilt (no
+    closures, no handler tuple, no label lookup for the usual OK).
+    """
+
     def __init__(self, metrics: RpcMetrics) -> None:
         self._metrics = metrics
+        self._measured: dict[str, Any] = {}
 
     async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]],
                                 details: Any) -> Any:
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        method = details.method.rsplit("/", 1)[-1]
-        metrics = self._metrics
+        measured = self._measured.get(details.method)
+        if measured is None:
+            handler = await continuation(details)
+            if handler is None:
+                return None
+            measured = self._measured[details.method] = _measuring(
+                handler, method=details.method.rsplit("/", 1)[-1], metrics=self._metrics)
+        return measured
 
-        def record(started: float, context: Any) -> None:
-            code = context.code() if hasattr(context, "code") else None
-            name = code.name if isinstance(code, grpc.StatusCode) else "OK"
-            metrics.calls.labels(method, name).inc()
-            metrics.latency.labels(method).observe(time.perf_counter() - started)
 
-        if handler.unary_unary or handler.stream_unary:
-            inner = handler.unary_unary or handler.stream_unary
+def _measuring(handler: Any, *, method: str, metrics: RpcMetrics) -> Any:
+    """``handler`` with its calls counted and timed under ``method``."""
+    ok = metrics.calls.labels(method, grpc.StatusCode.OK.name)
+    latency = metrics.latency.labels(method)
 
-            async def unary(request: Any, context: Any) -> Any:
-                started = time.perf_counter()
-                try:
-                    return await inner(request, context)
-                finally:
-                    record(started, context)
-            factory = (grpc.unary_unary_rpc_method_handler if handler.unary_unary
-                       else grpc.stream_unary_rpc_method_handler)
-            return factory(unary, request_deserializer=handler.request_deserializer,
-                           response_serializer=handler.response_serializer)
-        inner_stream = handler.unary_stream or handler.stream_stream
+    def record(started: float, context: Any) -> None:
+        latency.observe(time.perf_counter() - started)
+        code = context.code()
+        if isinstance(code, grpc.StatusCode) and code is not grpc.StatusCode.OK:
+            metrics.calls.labels(method, code.name).inc()
+        else:  # None: the handler returned without setting a code
+            ok.inc()
 
-        async def streaming(request: Any, context: Any) -> Any:
+    if handler.unary_unary or handler.stream_unary:
+        inner = handler.unary_unary or handler.stream_unary
+
+        async def unary(request: Any, context: Any) -> Any:
             started = time.perf_counter()
             try:
-                async for item in inner_stream(request, context):
-                    yield item
+                return await inner(request, context)
             finally:
                 record(started, context)
-        factory = (grpc.unary_stream_rpc_method_handler if handler.unary_stream
-                   else grpc.stream_stream_rpc_method_handler)
-        return factory(streaming, request_deserializer=handler.request_deserializer,
+        factory = (grpc.unary_unary_rpc_method_handler if handler.unary_unary
+                   else grpc.stream_unary_rpc_method_handler)
+        return factory(unary, request_deserializer=handler.request_deserializer,
                        response_serializer=handler.response_serializer)
+    inner_stream = handler.unary_stream or handler.stream_stream
+
+    async def streaming(request: Any, context: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            async for item in inner_stream(request, context):
+                yield item
+        finally:
+            record(started, context)
+    factory = (grpc.unary_stream_rpc_method_handler if handler.unary_stream
+               else grpc.stream_stream_rpc_method_handler)
+    return factory(streaming, request_deserializer=handler.request_deserializer,
+                   response_serializer=handler.response_serializer)
 
 
 Registrar = Callable[[grpc.aio.Server], Sequence[str]]

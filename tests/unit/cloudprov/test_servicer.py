@@ -122,6 +122,19 @@ async def test_sizes(rpc: Harness) -> None:
     assert size.targetSize == 4
 
 
+async def test_a_groups_answer_follows_its_size(rpc: Harness) -> None:
+    # NodeGroupForNode's answer is kept between calls; a size change must still show.
+    request = pb.NodeGroupForNodeRequest(node=pb.ExternalGrpcNode(name="small-x-aaaaa"))
+    before = await rpc.stub.NodeGroupForNode(request)
+    assert before.nodeGroup.debug.startswith("small: target 3, 2 nodes")
+    await rpc.stub.NodeGroupIncreaseSize(pb.NodeGroupIncreaseSizeRequest(id="small", delta=1))
+    after = await rpc.stub.NodeGroupForNode(request)
+    assert after.nodeGroup.debug.startswith("small: target 4, 2 nodes")
+    rpc.cluster.node(CONFIG, "small", "small-x-ccccc")
+    assert (await rpc.stub.NodeGroupForNode(request)).nodeGroup.debug.startswith(
+        "small: target 4, 3 nodes")
+
+
 @pytest.mark.parametrize(("method", "request_", "code", "message"), [
     ("NodeGroupTargetSize", pb.NodeGroupTargetSizeRequest(id="nope"), grpc.StatusCode.NOT_FOUND,
      "no node group 'nope'; sk-cloudprov serves small, gpu"),
@@ -197,11 +210,10 @@ async def test_options_echo_defaults_with_the_groups_overrides(rpc: Harness) -> 
 
 
 async def test_groups_without_overrides_leave_every_option_to_ca(rpc: Harness) -> None:
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await rpc.stub.NodeGroupGetOptions(pb.NodeGroupAutoscalingOptionsRequest(
-            id="gpu", defaults=pb.NodeGroupAutoscalingOptions()))
-    assert caught.value.code() is grpc.StatusCode.UNIMPLEMENTED
-    assert "'gpu' overrides no options" in str(caught.value.details())
+    # No options in the answer: CA's callers then keep their defaults, as for UNIMPLEMENTED.
+    reply = await rpc.stub.NodeGroupGetOptions(pb.NodeGroupAutoscalingOptionsRequest(
+        id="gpu", defaults=pb.NodeGroupAutoscalingOptions(scaleDownUtilizationThreshold=0.5)))
+    assert not reply.HasField("nodeGroupAutoscalingOptions")
 
 
 async def test_pricing_gpu_refresh_and_cleanup(rpc: Harness) -> None:

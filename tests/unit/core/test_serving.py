@@ -37,6 +37,9 @@ async def test_health_reflection_metrics_and_graceful_stop() -> None:
         health = health_pb2_grpc.HealthStub(channel)
         reply = await health.Check(health_pb2.HealthCheckRequest(service=""))
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        await health.Check(health_pb2.HealthCheckRequest(service=""))  # the same handler again
+        with pytest.raises(grpc.aio.AioRpcError):
+            await health.Check(health_pb2.HealthCheckRequest(service="nope"))
 
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
         request = reflection_pb2.ServerReflectionRequest(list_services="")
@@ -47,7 +50,9 @@ async def test_health_reflection_metrics_and_graceful_stop() -> None:
 
         async with httpx.AsyncClient() as web:
             scrape = (await web.get(f"http://127.0.0.1:{metrics_port}/metrics")).text
-        assert 'grpc_server_handled_total{code="OK",method="Check"} 1.0' in scrape
+        assert 'grpc_server_handled_total{code="OK",method="Check"} 2.0' in scrape
+        assert 'grpc_server_handled_total{code="NOT_FOUND",method="Check"} 1.0' in scrape
+        assert 'grpc_server_handling_seconds_count{method="Check"} 3.0' in scrape
         await service.stop()
         with pytest.raises(grpc.aio.AioRpcError):
             await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
