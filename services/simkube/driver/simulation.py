@@ -36,6 +36,8 @@ from simkube.driver.replaying import Replayer
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.driver.scanning import TraceScan
 from simkube.driver.signals import Signal
+from simkube.driver.usage import UsagePlayer
+from simkube.driver.usage_objects import workload_key
 from simkube.trace import TraceSource
 
 log = get_logger(__name__)
@@ -138,7 +140,8 @@ class Simulation:
         discovery = Discovery(self._kube)
         rewriter = Rewriter(simulation=self.name, prefix=self.options.prefix, root=root,
                             header=self.source.header, placement=self.options.placement,
-                            timing=self.options.pod_timing, lifecycle_owners=self._plan.owners)
+                            timing=self.options.pod_timing, lifecycle_owners=self._plan.owners,
+                            usage_workloads=frozenset(map(workload_key, self.scan.usage)))
         applier = Applier(kube=self._kube, discovery=discovery, rewriter=rewriter,
                           namespaces=namespaces.Namespaces(self._kube, root=root,
                                                            simulation=self.name),
@@ -147,7 +150,10 @@ class Simulation:
         timer = PodTimer(kube=self._kube, simulation=self.name, plan=self._plan,
                          timed=self._pod_timed)
         helpers = [asyncio.create_task(self._report_status(root))]
+        player: UsagePlayer | None = None
         try:
+            if self.scan.usage:
+                player = await self._usage_player(root, rewriter, helpers)
             if self._plan.owners:
                 helpers.append(asyncio.create_task(timer.run()))
                 async with asyncio.timeout(WATCH_READY_TIMEOUT):
@@ -176,10 +182,29 @@ class Simulation:
             for helper in helpers:
                 helper.cancel()
             await asyncio.gather(*helpers, return_exceptions=True)
+            if player is not None:
+                await player.close()
         await roots.report_status(self._kube, root, self.snapshot())
         if self.options.cleanup:
             with contextlib.suppress(SimkubeError):  # recorded in the message
                 await self._clean_up()
+
+    async def _usage_player(self, root: RootRef, rewriter: Rewriter,
+                            helpers: list[asyncio.Task[None]]) -> UsagePlayer | None:
+        """The recorded usage's player, running, or None when the environment has no usage
+        emulation (a warning says so)."""
+        usage = self.scan.usage
+        player = UsagePlayer(
+            kube=self._kube, simulation=self.name, clock=self.clock, series=usage,
+            namespace_of={s.namespace: rewriter.namespace(s.namespace or "default")
+                          for s in usage},
+            owner=root.owner_reference())
+        if not await player.supported():
+            return None
+        helpers.append(asyncio.create_task(player.run()))
+        async with asyncio.timeout(WATCH_READY_TIMEOUT):
+            await player.ready.wait()
+        return player
 
     def _pod_timed(self, assignment: Assignment) -> None:
         if assignment.lifetime_ms is not None:
