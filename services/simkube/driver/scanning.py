@@ -4,7 +4,8 @@ A trace that fails to decode halfway would otherwise leave a half-replayed simul
 behind, so every object is decoded here first (errors surface as ``TraceFormatError`` naming
 the event). The pass also yields what the replay must know in advance: where the trace starts
 and ends, how many events fall before the duration, which namespaces it touches (so a
-clash with an existing namespace is refused up front) and the pod lifecycles. Nothing is
+clash with an existing namespace is refused up front), the pod lifecycles and the recorded
+usage (validated here too, so bad usage data refuses the start with the problem named). Nothing is
 kept in memory but these facts; the replay streams the events again.
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from simkube.trace import KubeObject, PodLifecycle, TraceFormatError, TraceSource
+from simkube.trace.model.usage import WorkloadUsage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +27,7 @@ class TraceScan:
     namespaces: frozenset[str]  # namespaces as the trace names them
     lifecycles: tuple[PodLifecycle, ...]
     duration_ms: int | None = None
+    usage: tuple[WorkloadUsage, ...] = ()  # recorded usage per workload, validated
 
     @property
     def length_ms(self) -> int:
@@ -86,4 +89,5 @@ def scan_trace(source: TraceSource, *, duration_ms: int | None) -> TraceScan:
     start_ms = end_ms if start_ms is None else start_ms
     return TraceScan(start_ms=start_ms, end_ms=end_ms, events_total=events,
                      objects_total=objects, namespaces=frozenset(namespaces),
-                     lifecycles=tuple(source.lifecycles()), duration_ms=duration_ms)
+                     lifecycles=tuple(source.lifecycles()), duration_ms=duration_ms,
+                     usage=source.usage())

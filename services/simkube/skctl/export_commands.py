@@ -118,9 +118,13 @@ def export_command(address: str, tls_ca: Path | None,  # noqa: PLR0917
                     out.write_event(event)
                 for lifecycle in source.lifecycles():
                     out.write_lifecycle(lifecycle)
+            dropped = len(source.recorded_usage())  # SimKube formats have no place for it
         finally:
             native.unlink(missing_ok=True)
         size = output.stat().st_size
+        if dropped:
+            console.print(f"[yellow]![/] recorded usage of {dropped} workloads not written: "
+                          "SimKube traces cannot hold it (export to a .trace file to keep it)")
     console.print(f"[green]✓[/] wrote {output} ({size} bytes) in "
                   f"{time.monotonic() - started:.1f}s")
 

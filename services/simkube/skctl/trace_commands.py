@@ -69,7 +69,8 @@ def _summary_table(source: Path, summary: TraceSummary) -> Table:
         ("bytes", f"{summary.bytes:,}"), ("time span", span), ("events", summary.events),
         ("applied", summary.applied), ("deleted", summary.deleted),
         ("namespaces", ", ".join(summary.namespaces) or "-"),
-        ("pod lifecycles", f"{summary.lifecycles} runs of {summary.lifecycle_owners} owners")]
+        ("pod lifecycles", f"{summary.lifecycles} runs of {summary.lifecycle_owners} owners"),
+        ("usage", _usage_line(summary))]
     for kind, count in summary.applied_by_kind.items():
         rows.append((f"  applied {kind}", count))
     for kind, count in summary.deleted_by_kind.items():
@@ -77,6 +78,16 @@ def _summary_table(source: Path, summary: TraceSummary) -> Table:
     for name, value in rows:
         table.add_row(escape(name), escape(str(value)))
     return table
+
+
+def _usage_line(summary: TraceSummary) -> str:
+    usage = summary.usage
+    if not usage.workloads:
+        return "-"
+    periods = "/".join(f"{period / 1000:g}" for period in usage.periods_ms) or "?"
+    span = ("" if usage.first_ms is None or usage.last_ms is None
+            else f", {usage.first_ms / 1000:.1f}-{usage.last_ms / 1000:.1f} s into the trace")
+    return (f"{usage.samples} samples of {usage.workloads} workloads, every {periods} s{span}")
 
 
 @trace_group.command("validate")
@@ -192,8 +203,18 @@ def fix_command(source: Path, target: Path, requested: dict[FindingCode, FixChoi
               type=click.FloatRange(min=0, min_open=True),
               help="Multiply time between events (0.5: twice as fast); --time-scale is its "
                    "former name.")
+@click.option("--hpa", metavar="NAMESPACE/NAME",
+              help="The HorizontalPodAutoscaler the --hpa-* flags change.")
+@click.option("--hpa-cpu-target", type=click.IntRange(min=1), metavar="PERCENT",
+              help="Set the HPA's CPU target utilization.")
+@click.option("--hpa-min-replicas", type=click.IntRange(min=1), help="Set its minReplicas.")
+@click.option("--hpa-max-replicas", type=click.IntRange(min=1), help="Set its maxReplicas.")
+@click.option("--load-factor", type=click.FloatRange(min=0, min_open=True), metavar="K",
+              help="Multiply the recorded usage (CPU and memory) of the target workloads.")
+@click.option("--drop-usage", is_flag=True,
+              help="Remove the recorded usage of the target workloads (all by default).")
 @click.option("--target-namespace", "target_namespaces", multiple=True,
-              help="Limit replica, resource and scheduling edits to these namespaces.")
+              help="Limit replica, resource, scheduling and load edits to these namespaces.")
 @click.option("--target-kind", "target_kinds", multiple=True,
               help="Limit replica, resource and scheduling edits to these kinds.")
 @click.option("--target-selector", help="Limit those edits to objects matching a selector.")

@@ -21,6 +21,7 @@ from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits
 from simkube.trace.model.source import Opener, TraceFormat, TraceSource, load
 from simkube.trace.model.types import KubeObject, PodLifecycle, Trace, TraceEvent, TraceHeader
+from simkube.trace.model.usage import WorkloadUsage
 from simkube.trace.native.source import NativeSource
 from simkube.trace.native.writer import NativeWriter
 from simkube.trace.simkube_v2.reader import SimkubeV2Source, load_simkube_json
@@ -33,6 +34,7 @@ class TraceSink(Protocol):
     def write_state(self, objects: Iterable[KubeObject]) -> None: ...
     def write_event(self, event: TraceEvent) -> None: ...
     def write_lifecycle(self, lifecycle: PodLifecycle) -> None: ...
+    def write_usage(self, usage: WorkloadUsage) -> None: ...
     def close(self) -> None: ...
 
 
@@ -113,6 +115,9 @@ class TraceWriter:
     def write_lifecycle(self, lifecycle: PodLifecycle) -> None:
         self._sink.write_lifecycle(lifecycle)
 
+    def write_usage(self, usage: WorkloadUsage) -> None:
+        self._sink.write_usage(usage)
+
     def __enter__(self) -> TraceWriter:
         return self
 
@@ -141,3 +146,5 @@ def write_trace(trace: Trace, path: Path, *, trace_format: TraceFormat | None = 
             out.write_event(event)
         for lifecycle in trace.lifecycles:
             out.write_lifecycle(lifecycle)
+        for usage in trace.usage:
+            out.write_usage(usage)

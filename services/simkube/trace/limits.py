@@ -27,6 +27,9 @@ class ReadLimits:
     max_document_bytes: int = 1 * GiB  # a SimKube JSON document, read whole
     max_string_bytes: int = 16 * MiB
     max_items: int = 1_000_000  # elements of one list or entries of one map
+    # Recorded usage: a day sampled every 15 s is 5,760 samples; 100,000 is over 17 days.
+    max_usage_samples: int = 100_000  # samples of one workload's series
+    max_usage_series: int = 100_000  # workloads with usage in one trace
 
 
 DEFAULT_LIMITS = ReadLimits()

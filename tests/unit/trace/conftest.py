@@ -22,6 +22,7 @@ from simkube.trace import (
     TraceHeader,
     TrackedKind,
 )
+from simkube.trace.model.usage import UsageSample, WorkloadUsage
 from simkube.trace.native.format import MAGIC, PREAMBLE, RECORD_LENGTH
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "simkube"
@@ -69,6 +70,25 @@ def sample_trace() -> Trace:
             PodRun(start_ms=1_700_000_040_000)))])
 
 
+def web_usage(*, period_ms: int = 15_000) -> WorkloadUsage:
+    """Usage of the sample trace's Deployment shop/web: load rising, then falling."""
+    rows = [(0, 2, 300, 400_000_000), (15_000, 3, 900, 600_000_000),
+            (30_000, 5, 2_400, 1_000_000_000), (45_000, 2, 200, 400_000_000)]
+    return WorkloadUsage(kind="apps/v1.Deployment", namespace="shop", name="web",
+                         period_ms=period_ms, samples=tuple(
+                             UsageSample(t_ms=t, pods=pods, cpu_millicores=cpu, memory_bytes=mem)
+                             for t, pods, cpu, mem in rows))
+
+
+def usage_trace() -> Trace:
+    """``sample_trace()`` with recorded usage: the golden v2 fixture's content."""
+    trace = sample_trace()
+    trace.usage = (web_usage(), WorkloadUsage(
+        kind="v1.Pod", namespace="shop", name="p1", period_ms=15_000,
+        samples=(UsageSample(t_ms=0, pods=1, cpu_millicores=50, memory_bytes=10_000_000),)))
+    return trace
+
+
 def native_bytes(trace: Trace) -> bytes:
     buffer = io.BytesIO()
     with NativeWriter(buffer, header=trace.header) as writer:
@@ -77,14 +97,17 @@ def native_bytes(trace: Trace) -> bytes:
             writer.write_event(event)
         for lifecycle in trace.lifecycles:
             writer.write_lifecycle(lifecycle)
+        for usage in trace.usage:
+            writer.write_usage(usage)
     return buffer.getvalue()
 
 
 def crafted(records: list[Any], *, version: int = 1) -> bytes:
-    """A stream of exactly these records; an end record ``[6, a, b, c]`` gets its CRC."""
+    """A stream of exactly these records; an end record without its CRC (``[6, a, b, c]`` in
+    version 1, ``[6, a, b, c, d]`` in version 2) gets it."""
     body = b""
     for record in records:
-        if record[0] == 6 and len(record) == 4:
+        if record[0] == 6 and len(record) == (4 if version == 1 else 5):
             record = [*record, zlib.crc32(body)]  # noqa: PLW2901
         data = msgpack.packb(record, use_bin_type=True)
         body += RECORD_LENGTH.pack(len(data)) + data

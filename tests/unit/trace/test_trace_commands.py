@@ -10,7 +10,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from simkube.skctl.trace_commands import trace_group
-from simkube.trace import TraceFormatError, open_trace, read_trace
+from simkube.trace import TraceFormatError, open_trace, read_trace, write_trace
+from simkube.trace.native.format import encode_header
+from tests.unit.trace.conftest import HEADER, crafted, usage_trace
 
 pytestmark = pytest.mark.unit
 SAMPLE_COUNTS = {
@@ -213,3 +215,43 @@ def test_deeply_nested_objects_never_crash_a_command(tmp_path: Path, command: li
         # Success, a validation status, or a clean trace error: never any other exception.
         assert result.exception is None or isinstance(
             result.exception, SystemExit | TraceFormatError), (name, result.exception)
+
+
+def test_usage_in_info_validate_and_convert(tmp_path: Path) -> None:
+    write_trace(usage_trace(), tmp_path / "u.trace")
+    info = run("info", tmp_path / "u.trace")
+    assert info.exit_code == 0, info.output
+    assert "5 samples of 2 workloads, every 15 s," in text(info)
+    assert "0.0-45.0 s into the" in text(info)
+    refused = run("convert", tmp_path / "u.trace", tmp_path / "u.sktrace")
+    assert isinstance(refused.exception, TraceFormatError)
+    assert "recorded usage of 2 workloads, which SimKube traces cannot hold" in str(
+        refused.exception)
+    assert not (tmp_path / "u.sktrace").exists()
+
+
+def test_validate_reports_malformed_usage_and_exits_2_without_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from simkube.skctl import main as skctl  # noqa: PLC0415  # the full CLI, as users run it
+
+    records = [[1, encode_header(HEADER)],
+               [7, "apps/v1.Deployment", "shop/web", 15_000, [[0, 1, -5, 1], [9, 1, "x", 1]]],
+               [6, 0, 0, 0, 1]]
+    (tmp_path / "bad.trace").write_bytes(crafted(records, version=2))
+    result = run("validate", "--json", tmp_path / "bad.trace")
+    assert result.exit_code == 2, result.output
+    findings = json.loads(result.output)["findings"]
+    invalid = [f for f in findings if f["code"] == "invalid-usage"]
+    assert invalid[0]["message"].startswith("cpu_millicores is negative (-5) (and 1 more")
+    assert {f["code"] for f in findings} >= {"usage-unknown-workload", "usage-outside-trace"}
+    monkeypatch.setattr(sys, "argv", ["skctl", "trace", "edit", str(tmp_path / "bad.trace"),
+                                      str(tmp_path / "out.trace"), "--time-stretch", "2"])
+    with pytest.raises(SystemExit) as caught:
+        skctl.main()
+    assert caught.value.code == 5
+    err = " ".join(capsys.readouterr().err.split())
+    assert "usage of apps/v1.Deployment shop/web, samples[0].cpu_millicores: cpu_millicores " \
+        "is negative (-5)" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.trace").exists()

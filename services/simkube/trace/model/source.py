@@ -1,4 +1,5 @@
-"""What every reader offers, whatever the file format: header, initial state, events, lifecycles.
+"""What every reader offers, whatever the file format: header, initial state, events, lifecycles
+and recorded usage.
 
 Tools (info, validate, fix, edit, convert) and the driver are written against ``TraceSource``
 only, so adding a format never touches them. Sources re-open their input for each pass, so
@@ -13,8 +14,10 @@ from enum import Enum
 from typing import IO, Protocol
 
 from simkube.trace.encoding import copy_value
+from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits
 from simkube.trace.model.types import KubeObject, PodLifecycle, Trace, TraceEvent, TraceHeader
+from simkube.trace.model.usage import RecordedUsage, WorkloadUsage
 
 Opener = Callable[[], AbstractContextManager[IO[bytes]]]
 """Opens the trace's bytes afresh, positioned at the start."""
@@ -33,8 +36,9 @@ class TraceFormat(Enum):
 
 class TraceSource(Protocol):
     """A readable trace. ``events`` and ``initial_state`` may be called any number of times,
-    and every pass yields fresh objects the caller may change. ``lifecycles`` may need a
-    pass over the events (formats store them last)."""
+    and every pass yields fresh objects the caller may change. ``lifecycles`` and
+    ``recorded_usage`` may need a pass over the events (formats store them last); ``usage``
+    is the recorded usage validated (a ``TraceFormatError`` names the first problem)."""
 
     name: str
     format: TraceFormat
@@ -44,6 +48,23 @@ class TraceSource(Protocol):
     def initial_state(self) -> Iterator[KubeObject]: ...
     def events(self) -> Iterator[TraceEvent]: ...
     def lifecycles(self) -> list[PodLifecycle]: ...
+    def recorded_usage(self) -> list[RecordedUsage]: ...
+    def usage(self) -> tuple[WorkloadUsage, ...]: ...
+
+
+def checked_usage(records: list[RecordedUsage], *, source: str) -> tuple[WorkloadUsage, ...]:
+    """Each series validated, one per workload; the first problem raises, naming ``source``."""
+    seen: set[tuple[str, str]] = set()
+    checked = []
+    for record in records:
+        try:
+            checked.append(record.checked())
+        except TraceFormatError as exc:
+            raise exc.with_source(source) from None
+        if (record.kind, record.workload) in seen:
+            raise TraceFormatError(f"usage of {record.label} is recorded twice", source=source)
+        seen.add((record.kind, record.workload))
+    return tuple(checked)
 
 
 class FileSource:
@@ -57,6 +78,12 @@ class FileSource:
         self.size_bytes = size_bytes
         self._opener = opener
         self._limits = limits
+
+    def recorded_usage(self) -> list[RecordedUsage]:
+        return []  # formats that record usage override this
+
+    def usage(self) -> tuple[WorkloadUsage, ...]:
+        return checked_usage(self.recorded_usage(), source=self.name)
 
 
 class InMemorySource:
@@ -82,6 +109,12 @@ class InMemorySource:
     def lifecycles(self) -> list[PodLifecycle]:
         return list(self.trace.lifecycles)
 
+    def recorded_usage(self) -> list[RecordedUsage]:
+        return [RecordedUsage.of(usage) for usage in self.trace.usage]
+
+    def usage(self) -> tuple[WorkloadUsage, ...]:
+        return self.trace.usage
+
 
 def load(source: TraceSource) -> Trace:
     """The whole trace in memory, every object decoded (so every error surfaces here)."""
@@ -90,4 +123,4 @@ def load(source: TraceSource) -> Trace:
     for event in events:
         _ = event.applied, event.deleted
     return Trace(header=source.header, initial_state=initial_state, events=events,
-                 lifecycles=source.lifecycles())
+                 lifecycles=source.lifecycles(), usage=source.usage())

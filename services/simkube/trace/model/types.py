@@ -1,10 +1,11 @@
 """The trace as Python objects: what every reader produces and every writer consumes.
 
 Tracer, driver and tools share these classes, so they stay few and plain: a header, the
-initial state, time-ordered events and pod lifecycles. Kubernetes objects stay ordinary
-``dict``s (the shape the API server speaks); only the trace's own structure is typed. Events
-read from a native file keep their objects encoded until first touched, because most tools
-need only each object's identity and decoding every object would dominate reading time.
+initial state, time-ordered events, pod lifecycles and recorded usage (``usage``). Kubernetes
+objects stay ordinary ``dict``s (the shape the API server speaks); only the trace's own
+structure is typed. Events read from a native file keep their objects encoded until first
+touched, because most tools need only each object's identity and decoding every object would
+dominate reading time.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from simkube.trace.model.usage import WorkloadUsage
+
 KubeObject = dict[str, Any]
 
-NATIVE_VERSION = 1
-"""The native format version this code writes (and the newest it reads)."""
+NATIVE_VERSION = 2
+"""The native format version this code writes (and the newest it reads; it reads 1 too).
+
+Version 2 added the USAGE record (what pods used, per workload) and its count in END."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -190,6 +195,7 @@ class Trace:
     initial_state: list[KubeObject] = field(default_factory=list)
     events: list[TraceEvent] = field(default_factory=list)
     lifecycles: list[PodLifecycle] = field(default_factory=list)
+    usage: tuple[WorkloadUsage, ...] = ()  # per workload; empty when nothing was sampled
 
     @property
     def start_ms(self) -> int | None:

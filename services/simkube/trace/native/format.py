@@ -40,7 +40,10 @@ class RecordKind(IntEnum):
     EVENTS = 3  # [3, [[ts_ms, [applied envelope...], [deleted envelope...]]...]]
     EVENT_MORE = 4  # [4, [applied...], [deleted...]]: more objects of the last event before
     LIFECYCLE = 5  # [5, owner kind, "ns/name", [[start_ms, end_ms|nil, spec hash|nil]...]]
-    END = 6  # [6, events, state objects, lifecycle records, CRC-32 of the records before]
+    # v1: [6, events, state objects, lifecycle records, CRC-32 of the records before];
+    # v2: [6, events, state objects, lifecycle records, usage records, CRC-32]
+    END = 6
+    USAGE = 7  # v2: [7, kind, "ns/name", period_ms, [[t_ms, pods, cpu_m, memory_b]...]]
 
 
 def envelope_of(obj: KubeObject, *, where: str, index: int | None = None,

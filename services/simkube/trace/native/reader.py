@@ -16,6 +16,7 @@ from typing import IO, Any, cast
 from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits, unpack_capped
 from simkube.trace.model.types import NATIVE_VERSION, PodLifecycle, PodRun, TraceEvent, TraceHeader
+from simkube.trace.model.usage import RecordedUsage
 from simkube.trace.native.format import (
     MAGIC,
     PREAMBLE,
@@ -35,7 +36,7 @@ class StateRecord:
     objects: EncodedBatch
 
 
-TraceItem = StateRecord | TraceEvent | PodLifecycle
+TraceItem = StateRecord | TraceEvent | PodLifecycle | RecordedUsage
 
 
 def read_preamble(stream: IO[bytes]) -> int:
@@ -65,7 +66,8 @@ class NativeReader:
         self._source = source  # names the file in errors raised when objects are decoded later
         self._pending: tuple[int, Any, Any] | None = None  # held back: see _events
         self._last_ts = 0
-        self.lifecycles: list[PodLifecycle] = []  # filled by ``events()``
+        self.lifecycles: list[PodLifecycle] = []  # filled as records are met
+        self.usage: list[RecordedUsage] = []  # filled as records are met
         self._frames = RecordFrames(stream, limits=limits, base_offset=PREAMBLE.size)
         record, where = self._next_record()
         if record is None or record[0] != RecordKind.HEADER or len(record) != 2:
@@ -73,16 +75,19 @@ class NativeReader:
         self.header: TraceHeader = decode_header(record[1], version=self.version, where=where)
 
     def __iter__(self) -> Iterator[TraceItem]:
-        """Every record's content in stream order: state, events and lifecycles."""
+        """Every record's content in stream order: state, events, lifecycles and usage."""
         return self._walk(events_only=False)
 
     def events(self) -> Iterator[TraceEvent]:
-        """Only the events (the fast path of a replay); lifecycle records met on the way are
-        collected in ``lifecycles``, initial-state records are checked and skipped."""
+        """Only the events (the fast path of a replay); lifecycle and usage records met on the
+        way are collected in ``lifecycles`` and ``usage``, initial-state records are checked
+        and skipped."""
         return cast("Iterator[TraceEvent]", self._walk(events_only=True))
 
     def _walk(self, *, events_only: bool) -> Iterator[TraceItem]:
         counts = {"events": 0, "state objects": 0, "lifecycle records": 0}
+        if self.version >= 2:
+            counts["usage records"] = 0
         while True:
             record, where = self._next_record()
             if record is None:
@@ -100,19 +105,30 @@ class NativeReader:
                 counts["state objects"] += len(objects)
                 if not events_only:
                     yield StateRecord(objects)
-            elif kind == RecordKind.LIFECYCLE:
-                counts["lifecycle records"] += 1
-                lifecycle = _lifecycle(record, where=where)
-                if events_only:
-                    self.lifecycles.append(lifecycle)
-                else:
-                    yield lifecycle
+            elif kind == RecordKind.LIFECYCLE or (kind == RecordKind.USAGE
+                                                  and self.version >= 2):
+                item = self._side_record(record, where, counts)
+                if not events_only:
+                    yield item
             elif kind == RecordKind.END:
                 _check_end(record, counts, self._frames.checksum, where=where)
                 self._frames.expect_end()
                 return
             elif kind not in (RecordKind.EVENTS, RecordKind.EVENT_MORE):
                 raise TraceFormatError(f"unexpected record kind {kind!r} here", where=where)
+
+    def _side_record(self, record: list[Any], where: str,
+                     counts: dict[str, int]) -> PodLifecycle | RecordedUsage:
+        """A lifecycle or usage record, also kept in ``lifecycles`` or ``usage``."""
+        if record[0] == RecordKind.LIFECYCLE:
+            counts["lifecycle records"] += 1
+            lifecycle = _lifecycle(record, where=where)
+            self.lifecycles.append(lifecycle)
+            return lifecycle
+        counts["usage records"] += 1
+        usage = _usage(record, self._limits, counts["usage records"], where=where)
+        self.usage.append(usage)
+        return usage
 
     def _events(self, record: list[Any], where: str,
                 counts: dict[str, int]) -> Iterator[TraceEvent]:
@@ -205,15 +221,32 @@ def _lifecycle(record: list[Any], *, where: str) -> PodLifecycle:
     return PodLifecycle(owner_kind=record[1], owner=record[2], runs=tuple(runs))
 
 
+def _usage(record: list[Any], limits: ReadLimits, series: int, *, where: str) -> RecordedUsage:
+    """A usage record's shape; its values are judged later (``validate`` reports them all)."""
+    if (len(record) != 5 or not isinstance(record[1], str) or not isinstance(record[2], str)
+            or type(record[4]) is not list):
+        raise TraceFormatError("a usage record is [7, workload kind, 'ns/name', period_ms, "
+                               "samples]", where=where)
+    if series > limits.max_usage_series:
+        raise TraceFormatError(f"more than {limits.max_usage_series} workloads with usage "
+                               "(the reader's limit)", where=where)
+    if len(record[4]) > limits.max_usage_samples:
+        raise TraceFormatError(f"{len(record[4])} usage samples exceed the reader's limit of "
+                               f"{limits.max_usage_samples} per workload", where=where)
+    return RecordedUsage(kind=record[1], workload=record[2], period_ms=record[3],
+                         rows=tuple(record[4]))
+
+
 def _check_end(record: list[Any], counts: dict[str, int], checksum: int, *,
                where: str) -> None:
     declared = record[1:]
-    if len(declared) != 4 or not all(type(value) is int for value in declared):
-        raise TraceFormatError("the end record holds three counts and a checksum", where=where)
-    for (what, seen), expected in zip(counts.items(), declared[:3], strict=True):
+    if len(declared) != len(counts) + 1 or not all(type(value) is int for value in declared):
+        raise TraceFormatError(f"the end record holds {len(counts)} counts and a checksum",
+                               where=where)
+    for (what, seen), expected in zip(counts.items(), declared[:-1], strict=True):
         if seen != expected:
             raise TraceFormatError(f"the end record counts {expected} {what} but the trace "
                                    f"holds {seen}", where=where)
-    if declared[3] != checksum:
+    if declared[-1] != checksum:
         raise TraceFormatError("checksum mismatch: the trace was altered or damaged after "
                                "it was written", where=where)

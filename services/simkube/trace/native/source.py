@@ -1,8 +1,8 @@
 """A native trace file (or bytes) as a ``TraceSource``: every pass re-reads the stream.
 
-Lifecycle records may appear anywhere in a native stream (a live tracer writes them as pods
-finish), so the complete list is known only after a whole pass; it is remembered from the
-first full pass over the events.
+Lifecycle and usage records may appear anywhere in a native stream (a live tracer writes
+lifecycles as pods finish), so the complete lists are known only after a whole pass; they are
+remembered from the first full pass over the events.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from simkube.trace.errors import TraceFormatError
 from simkube.trace.limits import DEFAULT_LIMITS, ReadLimits
 from simkube.trace.model.source import FileSource, Opener, TraceFormat
 from simkube.trace.model.types import KubeObject, PodLifecycle, TraceEvent, merge_lifecycles
+from simkube.trace.model.usage import RecordedUsage
 from simkube.trace.native.reader import NativeReader, StateRecord
 
 
@@ -23,6 +24,7 @@ class NativeSource(FileSource):
                  limits: ReadLimits = DEFAULT_LIMITS) -> None:
         super().__init__(opener, name=name, size_bytes=size_bytes, limits=limits)
         self._lifecycles: list[PodLifecycle] | None = None
+        self._usage: list[RecordedUsage] = []
         try:
             with opener() as stream:
                 self.header = NativeReader(stream, limits=limits).header
@@ -47,10 +49,18 @@ class NativeSource(FileSource):
                 yield from reader.events()
         except TraceFormatError as exc:
             raise exc.with_source(self.name) from None
+        self._usage = reader.usage
         self._lifecycles = merge_lifecycles(reader.lifecycles)
 
     def lifecycles(self) -> list[PodLifecycle]:
+        self._full_pass()
+        return list(self._lifecycles or [])
+
+    def recorded_usage(self) -> list[RecordedUsage]:
+        self._full_pass()
+        return list(self._usage)
+
+    def _full_pass(self) -> None:
         if self._lifecycles is None:
             for _ in self.events():
                 pass
-        return list(self._lifecycles or [])

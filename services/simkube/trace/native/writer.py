@@ -26,6 +26,7 @@ from simkube.trace.model.types import (
     TraceEvent,
     TraceHeader,
 )
+from simkube.trace.model.usage import WorkloadUsage
 from simkube.trace.native.format import (
     BATCH_BYTES,
     BATCH_EVENTS,
@@ -54,6 +55,7 @@ class NativeWriter:
         self._events = 0
         self._state_objects = 0
         self._lifecycles = 0
+        self._usage = 0
         self._last_ts = 0
         self._crc = 0
         self._batch: list[list[Any]] = []
@@ -130,6 +132,20 @@ class NativeWriter:
         self._record([RecordKind.LIFECYCLE, lifecycle.owner_kind, lifecycle.owner, runs])
         self._lifecycles += 1
 
+    def write_usage(self, usage: WorkloadUsage) -> None:
+        """One workload's recorded usage (once per workload); may be written at any point."""
+        limit = DEFAULT_LIMITS.max_usage_samples
+        if len(usage.samples) > limit:
+            raise TraceFormatError(f"{len(usage.samples)} usage samples of {usage.kind} "
+                                   f"{usage.workload} exceed the format's limit of {limit}")
+        if self._usage >= DEFAULT_LIMITS.max_usage_series:
+            raise TraceFormatError("more workloads with usage than the format's limit of "
+                                   f"{DEFAULT_LIMITS.max_usage_series}")
+        self._flush_batch()
+        rows = [[s.t_ms, s.pods, s.cpu_millicores, s.memory_bytes] for s in usage.samples]
+        self._record([RecordKind.USAGE, usage.kind, usage.workload, usage.period_ms, rows])
+        self._usage += 1
+
     def flush(self) -> None:
         """Make every event written so far decodable by a reader of the stream."""
         self._flush_batch()
@@ -141,7 +157,7 @@ class NativeWriter:
             return
         self._flush_batch()
         self._record([RecordKind.END, self._events, self._state_objects, self._lifecycles,
-                      self._crc])
+                      self._usage, self._crc])
         self._out.flush(zstandard.FLUSH_FRAME)
         self._closed = True
 

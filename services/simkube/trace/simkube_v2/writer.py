@@ -26,6 +26,7 @@ from simkube.trace.model.types import (
     TraceHeader,
     merge_lifecycles,
 )
+from simkube.trace.model.usage import WorkloadUsage
 from simkube.trace.simkube_v2.document import (
     SIMKUBE_VERSION,
     IndexBuilder,
@@ -63,6 +64,13 @@ class SimkubeV2Writer:
                 "SimKube's JSON form cannot hold pod lifecycles (they are keyed by arrays)",
                 hint="write a .sktrace (msgpack) file instead")
         self._lifecycles.append(lifecycle)
+
+    def write_usage(self, usage: WorkloadUsage) -> None:
+        """SimKube traces have no place for usage: refuse rather than drop it silently."""
+        raise TraceFormatError(
+            f"SimKube traces cannot hold recorded usage (the trace has usage of {usage.kind} "
+            f"{usage.workload})", hint="write a native .trace file instead, or remove the "
+            "usage first with `skctl trace edit --drop-usage`")
 
     def close(self) -> None:
         try:

@@ -1,7 +1,8 @@
 """``skctl trace edit``: apply what-if steps, in order, to a trace flowing through.
 
-Object steps (select, replicas, resources, scheduling) rewrite each applied object where it
-passes; time steps (window, time stretch) rewrite timestamps and pod lifecycles. Each step
+Object steps (select, replicas, resources, scheduling, an HPA's target and bounds) rewrite
+each applied object where it passes; time steps (window, time stretch) rewrite timestamps,
+pod lifecycles and recorded usage; load steps scale or drop recorded usage. Each step
 wraps the stream of the one before, so an edit of any size runs in constant memory (except
 a window's folded initial state, which is one object per live object at its start).
 """
@@ -18,8 +19,9 @@ from simkube.trace.model.objects import labels_of
 from simkube.trace.model.pod_specs import PodSpecSite, containers, pod_specs, template_paths
 from simkube.trace.model.selectors import Match
 from simkube.trace.model.source import TraceSource
-from simkube.trace.model.types import KubeObject, ObjectRef, PodLifecycle, TraceEvent, TraceHeader
+from simkube.trace.model.types import KubeObject, ObjectRef, TraceEvent, TraceHeader
 from simkube.trace.tools import edit_steps
+from simkube.trace.tools.edit_autoscaling import change_hpa, drop_usage, scale_load
 from simkube.trace.tools.edit_time import stretch_time, window
 from simkube.trace.tools.stream import TraceStream, stream_of
 
@@ -34,6 +36,12 @@ def apply_edits(source: TraceSource, steps: Sequence[edit_steps.EditStep]) -> Tr
             stream = stretch_time(step.factor, stream)
         elif isinstance(step, edit_steps.Select):
             stream = _select(step, stream)
+        elif isinstance(step, edit_steps.HpaChange):
+            stream = change_hpa(step, stream)
+        elif isinstance(step, edit_steps.ScaleLoad):
+            stream = scale_load(step, stream)
+        elif isinstance(step, edit_steps.DropUsage):
+            stream = drop_usage(step, stream)
         else:
             stream = _rewrite(stream, _object_edit(step, stream.header))
     return stream
@@ -74,19 +82,22 @@ def _select(step: edit_steps.Select, stream: TraceStream) -> TraceStream:
             if event.applied or event.deleted:
                 yield event
 
-    def owner_wanted(lifecycle: PodLifecycle) -> bool:
-        known = owners.get((lifecycle.owner_kind, lifecycle.owner))
+    def owner_wanted(owner_kind: str, owner: str) -> bool:
+        known = owners.get((owner_kind, owner))
         if known is not None:
             return known
-        # An owner the trace never shows: judge by what its lifecycle says about it.
-        api_version, _, kind = lifecycle.owner_kind.rpartition(".")
-        namespace, _, name = lifecycle.owner.rpartition("/")
+        # An owner the trace never shows: judge by what its lifecycle or usage says about it.
+        api_version, _, kind = owner_kind.rpartition(".")
+        namespace, _, name = owner.rpartition("/")
         ref = ObjectRef(api_version=api_version, kind=kind, namespace=namespace, name=name)
         return step.match.matches(ref, {}) == step.keep
 
     return replace(stream, initial_state=(obj for obj in stream.initial_state if wanted(obj)),
                    events=events(),
-                   lifecycles=lambda: [lc for lc in stream.lifecycles() if owner_wanted(lc)])
+                   lifecycles=lambda: [lc for lc in stream.lifecycles()
+                                       if owner_wanted(lc.owner_kind, lc.owner)],
+                   usage=lambda: tuple(series for series in stream.usage()
+                                       if owner_wanted(series.kind, series.workload)))
 
 
 def _object_edit(step: edit_steps.EditStep, header: TraceHeader) -> Callable[[KubeObject], None]:

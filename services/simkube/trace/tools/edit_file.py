@@ -4,6 +4,8 @@
       - window: {start: 5m, duration: 10m}
       - keep: {namespaces: [dsb]}
       - scale-replicas: {factor: 10, kinds: [Deployment]}
+      - hpa: {name: shop/web, cpu-target: 80, min-replicas: 2, max-replicas: 20}
+      - scale-load: {factor: 2, namespaces: [shop]}
 
 Unknown step names and unknown fields are errors (a typo must not silently do nothing).
 """
@@ -128,6 +130,31 @@ def _time_stretch(body: Any, what: str) -> edit_steps.TimeStretch:
     return edit_steps.TimeStretch(factor=number(factor, what=what))
 
 
+def _hpa(body: Any, what: str) -> edit_steps.HpaChange:
+    fields = _fields(body, what, {"name", "cpu-target", "min-replicas", "max-replicas"})
+    if "name" not in fields:
+        raise ConfigError(f"{what} needs name: namespace/name of the HPA")
+    namespace, name = edit_steps.hpa_name(fields["name"], what=f"{what}.name")
+    try:
+        return edit_steps.HpaChange(namespace=namespace, name=name,
+                                    cpu_utilization=fields.get("cpu-target"),
+                                    min_replicas=fields.get("min-replicas"),
+                                    max_replicas=fields.get("max-replicas"))
+    except ConfigError as exc:
+        raise ConfigError(f"{what}: {exc.message}") from None
+
+
+def _scale_load(body: Any, what: str) -> edit_steps.ScaleLoad:
+    fields = _fields(body, what, {"factor"} | MATCH_FIELDS)
+    return edit_steps.ScaleLoad(factor=number(fields.get("factor"), what=f"{what}.factor"),
+                                match=match_from(fields, what=what))
+
+
+def _drop_usage(body: Any, what: str) -> edit_steps.DropUsage:
+    fields = _fields(body or {}, what, MATCH_FIELDS)
+    return edit_steps.DropUsage(match=match_from(fields, what=what))
+
+
 _PARSERS: dict[str, Callable[[Any, str], edit_steps.EditStep]] = {
     "window": _window,
     "keep": _select(keep=True),
@@ -137,6 +164,9 @@ _PARSERS: dict[str, Callable[[Any, str], edit_steps.EditStep]] = {
     "node-selector": _node_selector,
     "tolerations": _tolerations,
     "time-stretch": _time_stretch,
+    "hpa": _hpa,
+    "scale-load": _scale_load,
+    "drop-usage": _drop_usage,
     # The step's first name, still read so older edit files keep working; it is not a
     # run's speed (its factor runs the other way), hence the new one.
     "time-scale": _time_stretch,

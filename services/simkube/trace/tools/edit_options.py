@@ -1,8 +1,9 @@
 """``skctl trace edit`` flags turned into steps, in one fixed, documented order.
 
 Flags cannot express order, so they apply as: window, keep filters, drop filters, replicas,
-resources, node selector, tolerations, time stretch (a ``--steps`` file comes first and can
-use any order). Keep flags narrow (each must match); drop flags each remove what they match.
+resources, node selector, tolerations, HPA change, load factor, drop usage, time stretch (a
+``--steps`` file comes first and can use any order). Keep flags narrow (each must match);
+drop flags each remove what they match.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from dataclasses import dataclass
 from simkube.core.errors import ConfigError
 from simkube.trace.model.selectors import Match, parse_selector
 from simkube.trace.tools import edit_steps
-from simkube.trace.tools.edit_steps import parse_duration, parse_time_point, toleration
+from simkube.trace.tools.edit_steps import (
+    hpa_name,
+    parse_duration,
+    parse_time_point,
+    toleration,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,6 +42,12 @@ class EditOptions:
     add_toleration: tuple[str, ...] = ()
     remove_toleration: tuple[str, ...] = ()
     time_stretch: float | None = None
+    hpa: str | None = None  # namespace/name of the HPA the three --hpa-* flags change
+    hpa_cpu_target: int | None = None
+    hpa_min_replicas: int | None = None
+    hpa_max_replicas: int | None = None
+    load_factor: float | None = None
+    drop_usage: bool = False
     target_namespaces: tuple[str, ...] = ()  # restrict replicas, resources, scheduling steps
     target_kinds: tuple[str, ...] = ()
     target_selector: str | None = None
@@ -72,8 +84,28 @@ def steps_from_options(options: EditOptions) -> list[edit_steps.EditStep]:
         steps.append(edit_steps.Tolerations(
             add=tuple(toleration(text, what="--add-toleration") for text in o.add_toleration),
             remove=frozenset(o.remove_toleration), match=target))
+    steps.extend(_autoscaling(o, target))
     if o.time_stretch is not None:
         steps.append(edit_steps.TimeStretch(factor=o.time_stretch))
+    return steps
+
+
+def _autoscaling(o: EditOptions, target: Match) -> list[edit_steps.EditStep]:
+    steps: list[edit_steps.EditStep] = []
+    changes = (o.hpa_cpu_target, o.hpa_min_replicas, o.hpa_max_replicas)
+    if o.hpa is None and changes != (None, None, None):
+        raise ConfigError("--hpa-cpu-target, --hpa-min-replicas and --hpa-max-replicas need "
+                          "--hpa NAMESPACE/NAME")
+    if o.hpa is not None:
+        namespace, name = hpa_name(o.hpa, what="--hpa")
+        steps.append(edit_steps.HpaChange(namespace=namespace, name=name,
+                                          cpu_utilization=o.hpa_cpu_target,
+                                          min_replicas=o.hpa_min_replicas,
+                                          max_replicas=o.hpa_max_replicas))
+    if o.load_factor is not None:
+        steps.append(edit_steps.ScaleLoad(factor=o.load_factor, match=target))
+    if o.drop_usage:
+        steps.append(edit_steps.DropUsage(match=target))
     return steps
 
 

@@ -3,7 +3,9 @@
 A window is not a plain filter: a Deployment created before the window still exists inside
 it. So everything before the window's start is folded into the initial state (the last
 version of each object that is still alive), which is exactly the state the replay must
-begin from. Pod runs are clipped to the window the same way.
+begin from. Pod runs are clipped to the window the same way, and recorded usage (in trace
+time, from the first event) is re-timed to the new first event, keeping the sample in force
+when the window opens.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import replace
 from itertools import chain, takewhile
 
 from simkube.trace.model.types import KubeObject, ObjectRef, PodLifecycle, PodRun, TraceEvent
+from simkube.trace.model.usage import UsageSample, WorkloadUsage
 from simkube.trace.tools.edit_steps import TimeWindow
 from simkube.trace.tools.stream import TraceStream
 
@@ -26,6 +29,8 @@ class _Window:
         self._events: Iterator[TraceEvent] | None = None
         self.start_ms: int | None = None
         self.end_ms: int | None = None
+        self.first_in_ms: int | None = None  # the first event read, and the first written
+        self.first_out_ms: int | None = None
         self.state: list[KubeObject] = []
 
     def _prepare(self) -> Iterator[TraceEvent]:
@@ -41,6 +46,7 @@ class _Window:
             self._events = iter(())
             return self._events
         step = self._step
+        self.first_in_ms = first.ts_ms
         self.start_ms = step.start.resolve(first.ts_ms) if step.start else first.ts_ms
         self.end_ms = (step.end.resolve(first.ts_ms) if step.end
                        else self.start_ms + step.duration_ms if step.duration_ms is not None
@@ -64,7 +70,25 @@ class _Window:
         yield from self.state
 
     def events(self) -> Iterator[TraceEvent]:
-        yield from self._prepare()
+        for event in self._prepare():
+            if self.first_out_ms is None:
+                self.first_out_ms = event.ts_ms
+            yield event
+
+    def usage(self) -> tuple[WorkloadUsage, ...]:
+        if self.first_in_ms is None or self.first_out_ms is None:
+            return ()  # no event in the window: nothing to play the usage against
+        shift = self.first_out_ms - self.first_in_ms
+        end = None if self.end_ms is None else self.end_ms - self.first_in_ms
+        kept = []
+        for usage in self._stream.usage():
+            held = usage.at(shift)
+            samples = [replace(held, t_ms=0)] if held is not None else []
+            samples += [replace(sample, t_ms=sample.t_ms - shift) for sample in usage.samples
+                        if sample.t_ms > shift and (end is None or sample.t_ms < end)]
+            if samples:
+                kept.append(replace(usage, samples=tuple(samples)))
+        return tuple(kept)
 
     def lifecycles(self) -> list[PodLifecycle]:
         start, end = self.start_ms, self.end_ms
@@ -92,7 +116,7 @@ def _clip(run: PodRun, end: int | None) -> PodRun:
 def window(step: TimeWindow, stream: TraceStream) -> TraceStream:
     cut = _Window(step, stream)
     return replace(stream, initial_state=cut.initial_state(), events=cut.events(),
-                   lifecycles=cut.lifecycles)
+                   lifecycles=cut.lifecycles, usage=cut.usage)
 
 
 def stretch_time(factor: float, stream: TraceStream) -> TraceStream:
@@ -118,4 +142,18 @@ def stretch_time(factor: float, stream: TraceStream) -> TraceStream:
                                        for run in lc.runs))
                 for lc in stream.lifecycles()]
 
-    return replace(stream, events=events(), lifecycles=lifecycles)
+    def usage() -> tuple[WorkloadUsage, ...]:
+        return tuple(_stretched(series, factor) for series in stream.usage())
+
+    return replace(stream, events=events(), lifecycles=lifecycles, usage=usage)
+
+
+def _stretched(usage: WorkloadUsage, factor: float) -> WorkloadUsage:
+    """Sample times (trace time) times ``factor``; samples that round onto one instant keep
+    the last of them, so the series stays strictly increasing."""
+    samples: dict[int, UsageSample] = {}
+    for sample in usage.samples:
+        t_ms = round(sample.t_ms * factor)
+        samples[t_ms] = replace(sample, t_ms=t_ms)
+    return replace(usage, period_ms=max(1, round(usage.period_ms * factor)),
+                   samples=tuple(samples.values()))

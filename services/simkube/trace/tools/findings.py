@@ -30,6 +30,7 @@ class FixChoice(Enum):
     SORT = "sort"  # order events by time (stable)
     DROP_OBJECTS = "drop-objects"  # drop the objects of a namespace that never exists
     DROP_INVALID = "drop-invalid"  # drop malformed container ports entries
+    DROP_USAGE = "drop-usage"  # drop the workload's recorded usage series
 
 
 class FindingCode(Enum):
@@ -46,6 +47,9 @@ class FindingCode(Enum):
     NAMESPACE_MISSING = "namespace-missing"
     INVALID_CONTAINER_PORT = "invalid-container-port"
     WRONG_TYPE = "wrong-type"
+    INVALID_USAGE = "invalid-usage"
+    USAGE_UNKNOWN_WORKLOAD = "usage-unknown-workload"
+    USAGE_OUTSIDE_TRACE = "usage-outside-trace"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,13 @@ CATALOGUE: dict[FindingCode, CodeInfo] = {
     # A field the driver interprets (a template, containers, labels, ...) holds the wrong
     # type: no repair would be faithful to the recording, so the user decides.
     FindingCode.WRONG_TYPE: CodeInfo(Severity.ERROR, ()),
+    # Recorded usage the replay cannot play (negative, not an integer, out of order, no pods):
+    # the trace is refused at load, so the only repair is replaying without that series.
+    FindingCode.INVALID_USAGE: CodeInfo(Severity.ERROR, (FixChoice.DROP_USAGE,)),
+    # Usage of a workload the trace never creates: no replayed pod would ever use it.
+    FindingCode.USAGE_UNKNOWN_WORKLOAD: CodeInfo(Severity.WARNING, (FixChoice.DROP_USAGE,)),
+    # Samples after the last event are never played; harmless, so nothing to repair.
+    FindingCode.USAGE_OUTSIDE_TRACE: CodeInfo(Severity.WARNING, ()),
 }
 
 MISSING_CODES: dict[RefKind, FindingCode] = {

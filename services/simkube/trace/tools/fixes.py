@@ -22,8 +22,9 @@ from simkube.trace.model.pod_specs import (
     template_paths,
 )
 from simkube.trace.model.references import RefKind, pod_references
-from simkube.trace.model.source import TraceSource
+from simkube.trace.model.source import TraceSource, checked_usage
 from simkube.trace.model.types import KubeObject, ObjectRef, TraceEvent, TraceHeader, TrackedKind
+from simkube.trace.model.usage import WorkloadUsage
 from simkube.trace.tools.findings import CATALOGUE, MISSING_CODES, Finding, FindingCode, FixChoice
 from simkube.trace.tools.stream import TraceStream
 
@@ -61,6 +62,7 @@ class _Plan:
     dedupe_ports: bool = False
     drop_invalid_ports: bool = False
     sort: bool = False
+    drop_usage: set[str] = field(default_factory=set)  # "usage <kind key> <ns/name>"
 
 
 def _plan(findings: list[Finding], choices: dict[FindingCode, FixChoice]) -> _Plan:
@@ -76,6 +78,8 @@ def _plan(findings: list[Finding], choices: dict[FindingCode, FixChoice]) -> _Pl
             plan.references[(_REF_KINDS[finding.code], missing.namespace, missing.name)] = choice
         elif choice is FixChoice.DROP_OBJECTS and finding.missing:
             plan.drop_namespaces.add(finding.missing.name)
+        elif choice is FixChoice.DROP_USAGE:
+            plan.drop_usage.add(finding.object)
         elif choice is FixChoice.DEFAULT_PATH:
             plan.default_paths.add(finding.object)  # the tracked kind
         plan.drop_status |= choice is FixChoice.DROP_STATUS
@@ -99,7 +103,15 @@ def apply_fixes(source: TraceSource, findings: list[Finding],
     return TraceStream(
         header=header, initial_state=[*added, *initial], events=events,
         lifecycles=lambda: [lc for lc in source.lifecycles()
-                            if lc.owner.split("/", 1)[0] not in plan.drop_namespaces])
+                            if lc.owner.split("/", 1)[0] not in plan.drop_namespaces],
+        usage=lambda: _fixed_usage(source, plan))
+
+
+def _fixed_usage(source: TraceSource, plan: _Plan) -> tuple[WorkloadUsage, ...]:
+    kept = [record for record in source.recorded_usage()
+            if f"usage {record.label}" not in plan.drop_usage
+            and record.workload.rpartition("/")[0] not in plan.drop_namespaces]
+    return checked_usage(kept, source=source.name)
 
 
 def _fixed_header(header: TraceHeader, plan: _Plan) -> TraceHeader:

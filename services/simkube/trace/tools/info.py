@@ -14,6 +14,33 @@ from typing import Any
 from simkube.trace.model.objects import check_object
 from simkube.trace.model.source import TraceSource
 from simkube.trace.model.types import ObjectRef
+from simkube.trace.model.usage import RecordedUsage
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageSummary:
+    """The recorded usage section, counted from the values as written (even malformed)."""
+
+    workloads: int
+    samples: int
+    periods_ms: list[int]  # the distinct sampling periods (one, unless traces were merged)
+    first_ms: int | None  # trace time of the earliest and latest samples
+    last_ms: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"workloads": self.workloads, "samples": self.samples,
+                "periods_ms": self.periods_ms, "first_ms": self.first_ms,
+                "last_ms": self.last_ms}
+
+
+def summarise_usage(records: list[RecordedUsage]) -> UsageSummary:
+    times = [row[0] for record in records for row in record.rows
+             if isinstance(row, list | tuple) and row and type(row[0]) is int]
+    return UsageSummary(
+        workloads=len(records), samples=sum(len(record.rows) for record in records),
+        periods_ms=sorted({record.period_ms for record in records
+                           if type(record.period_ms) is int}),
+        first_ms=min(times, default=None), last_ms=max(times, default=None))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,6 +58,7 @@ class TraceSummary:
     lifecycle_owners: int
     lifecycles: int
     bytes: int
+    usage: UsageSummary
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the documented keys, in the documented order."""
@@ -41,6 +69,7 @@ class TraceSummary:
             "applied_by_kind": self.applied_by_kind, "deleted_by_kind": self.deleted_by_kind,
             "namespaces": self.namespaces, "lifecycle_owners": self.lifecycle_owners,
             "lifecycles": self.lifecycles, "bytes": self.bytes,
+            "usage": self.usage.to_json(),
         }
 
 
@@ -76,4 +105,5 @@ def summarise(source: TraceSource) -> TraceSummary:
         deleted_by_kind=dict(sorted(deleted.items())),
         namespaces=sorted(namespaces),
         lifecycle_owners=len({(lc.owner_kind, lc.owner) for lc in lifecycles}),
-        lifecycles=sum(len(lc.runs) for lc in lifecycles), bytes=source.size_bytes)
+        lifecycles=sum(len(lc.runs) for lc in lifecycles), bytes=source.size_bytes,
+        usage=summarise_usage(source.recorded_usage()))

@@ -2,8 +2,8 @@
 
 Fix, edit and convert all read a trace once and write another; each step wraps the
 iterables of the one before, so a million-event trace flows through in constant memory.
-Lifecycles are a callable because sources (and steps that filter by owner) know them only
-once the events have gone by.
+Lifecycles and usage are callables because sources (and steps that filter by owner) know
+them only once the events have gone by.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from simkube.trace.files import TraceWriter
 from simkube.trace.model.source import TraceFormat, TraceSource
 from simkube.trace.model.types import KubeObject, PodLifecycle, TraceEvent, TraceHeader
+from simkube.trace.model.usage import WorkloadUsage
 
 STATE_CHUNK = 1000
 
@@ -26,11 +27,13 @@ class TraceStream:
     initial_state: Iterable[KubeObject]
     events: Iterable[TraceEvent]
     lifecycles: Callable[[], list[PodLifecycle]]  # call after the events are consumed
+    usage: Callable[[], tuple[WorkloadUsage, ...]]  # likewise
 
 
 def stream_of(source: TraceSource) -> TraceStream:
     return TraceStream(header=source.header, initial_state=source.initial_state(),
-                       events=source.events(), lifecycles=source.lifecycles)
+                       events=source.events(), lifecycles=source.lifecycles,
+                       usage=source.usage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,4 +62,6 @@ def write_stream(stream: TraceStream, path: Path, *,
             events += 1
         for lifecycle in stream.lifecycles():
             writer.write_lifecycle(lifecycle)
+        for usage in stream.usage():
+            writer.write_usage(usage)
     return Written(state_objects, events)

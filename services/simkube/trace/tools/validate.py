@@ -34,6 +34,7 @@ from simkube.trace.model.references import BUILT_IN, PodReference, RefKind, RefS
 from simkube.trace.model.source import TraceSource
 from simkube.trace.model.types import KubeObject, ObjectRef, TraceHeader
 from simkube.trace.tools.findings import CATALOGUE, MISSING_CODES, Finding, FindingCode, FixChoice
+from simkube.trace.tools.validate_usage import usage_findings
 
 BUILT_IN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
@@ -43,6 +44,7 @@ class _Seen:
     """What one pass over the trace learned."""
 
     existing: set[tuple[str, str, str]] = field(default_factory=set)  # (Kind, ns, name)
+    workloads: set[tuple[str, str]] = field(default_factory=set)  # (kind key, ns/name)
     namespaces: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     references: dict[tuple[str, str], tuple[PodReference, ObjectRef, int | None, KubeObject]] = (
         field(default_factory=dict))
@@ -60,8 +62,9 @@ def validate(source: TraceSource) -> list[Finding]:
     seen = _Seen()
     for obj in source.initial_state():
         _check_object(obj, header, seen, event=None)
-    last_ts = None
+    first_ts = last_ts = None
     for index, event in enumerate(source.events()):
+        first_ts = event.ts_ms if first_ts is None else first_ts
         if last_ts is not None and event.ts_ms < last_ts:
             seen.report(Finding(code=FindingCode.TIMESTAMPS_BACKWARDS, object="events",
                                 path=f"events[{index}].ts", event=index,
@@ -73,6 +76,10 @@ def validate(source: TraceSource) -> list[Finding]:
     _judge_references(seen)
     _judge_template_paths(header, seen)
     _judge_namespaces(header, seen)
+    span = None if first_ts is None or last_ts is None else last_ts - first_ts
+    for finding in usage_findings(source.recorded_usage(), workloads=seen.workloads,
+                                  span_ms=span):
+        seen.report(finding)
     return sorted(seen.findings.values(), key=lambda f: (f.code.value, f.object, f.path))
 
 
@@ -80,6 +87,7 @@ def _check_object(obj: KubeObject, header: TraceHeader, seen: _Seen, *,
                   event: int | None) -> None:
     ref = ObjectRef.of(obj)
     seen.existing.add((ref.kind, ref.namespace, ref.name))
+    seen.workloads.add((ref.kind_key, ref.ns_name))
     seen.kinds_seen.add(ref.kind_key)
     if ref.namespace:
         seen.namespaces.setdefault(ref.namespace, (str(ref), event))

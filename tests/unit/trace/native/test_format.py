@@ -20,7 +20,7 @@ pytestmark = pytest.mark.unit
 
 def test_header_round_trips_and_ignores_unknown_keys() -> None:
     encoded = encode_header(HEADER) | {"added_in_a_later_release": True}
-    assert decode_header(encoded, version=1, where="record 1") == HEADER
+    assert decode_header(encoded, version=2, where="record 1") == HEADER
 
 
 @pytest.mark.parametrize(("raw", "problem"), [

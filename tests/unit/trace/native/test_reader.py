@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any
 
 import pytest
 import zstandard
 
 from simkube.trace import (
+    NATIVE_VERSION,
     NativeReader,
     PodLifecycle,
     ReadLimits,
@@ -16,6 +18,7 @@ from simkube.trace import (
     open_trace,
 )
 from simkube.trace.model.source import load
+from simkube.trace.model.usage import RecordedUsage
 from simkube.trace.native.format import MAGIC, PREAMBLE, RECORD_LENGTH, encode_header, envelope_of
 from simkube.trace.native.reader import read_preamble
 from tests.unit.trace.conftest import (
@@ -25,6 +28,7 @@ from tests.unit.trace.conftest import (
     native_bytes,
     pod,
     sample_trace,
+    usage_trace,
 )
 
 pytestmark = pytest.mark.unit
@@ -61,7 +65,7 @@ def test_reads_header_state_events_and_lifecycles_in_order() -> None:
 @pytest.mark.parametrize(("data", "problem"), [
     (b"", "magic bytes are missing"),
     (b"SKTRACE?" + b"\x00" * 30, "magic bytes are missing"),
-    (PREAMBLE.pack(MAGIC, 2, 0), "format version 2 is newer than this reader"),
+    (PREAMBLE.pack(MAGIC, 3, 0), "format version 3 is newer than this reader"),
     (PREAMBLE.pack(MAGIC, 0, 0), "unknown format version 0"),
     (PREAMBLE.pack(MAGIC, 1, 4), "flags 0x4"),
 ])
@@ -102,7 +106,7 @@ def test_every_truncation_is_reported_never_a_short_trace() -> None:
      "a pod run is"),
     ([[1, encode_header(HEADER)], [5, "v1.Pod", 7, []]], "a lifecycle record is"),
     ([[1, encode_header(HEADER)], [6, 1, 0, 0]], "end record counts 1 events"),
-    ([[1, encode_header(HEADER)], [6, "x"]], "end record holds three counts"),
+    ([[1, encode_header(HEADER)], [6, "x"]], "end record holds 3 counts"),
     ([[1, encode_header(HEADER)], [6, 0, 0, 0, 12345]], "checksum mismatch"),
 ])
 def test_wrong_shapes_and_types_name_the_record(records: list[Any], problem: str) -> None:
@@ -175,5 +179,56 @@ def test_empty_trace_reads_as_no_events() -> None:
 def test_every_released_version_stays_readable() -> None:
     fixtures = SAMPLES.parent / "native"
     loaded = load(open_trace(fixtures / "v1-sample.trace"))
+    assert loaded.header.version == 1
+    loaded.header = replace(loaded.header, version=NATIVE_VERSION)
     assert loaded == sample_trace()
-    assert sorted(path.name for path in fixtures.glob("*.trace")) == ["v1-sample.trace"]
+    assert loaded.usage == ()
+    current = load(open_trace(fixtures / "v2-sample.trace"))
+    assert current == usage_trace()
+    assert current.header.version == 2
+    assert sorted(path.name for path in fixtures.glob("*.trace")) == ["v1-sample.trace",
+                                                                       "v2-sample.trace"]
+
+
+def test_usage_records_are_read_with_their_values_as_written() -> None:
+    items = read_all(native_bytes(usage_trace()))
+    usage = [item for item in items if isinstance(item, RecordedUsage)]
+    assert [record.checked() for record in usage] == list(usage_trace().usage)
+    bad = [7, "apps/v1.Deployment", "shop/web", 15_000, [[0, 1, -1, "x"]]]
+    reader = NativeReader(io.BytesIO(crafted([[1, encode_header(HEADER)], bad,
+                                              [6, 0, 0, 0, 1]], version=2)))
+    list(reader.events())
+    assert reader.usage[0].rows == ([0, 1, -1, "x"],)
+    assert "cpu_millicores is negative" in reader.usage[0].problems()[0][1]
+
+
+@pytest.mark.parametrize(("record", "problem"), [
+    ([7, "apps/v1.Deployment", "shop/web", 15_000], "a usage record is"),
+    ([7, 3, "shop/web", 15_000, []], "a usage record is"),
+    ([7, "apps/v1.Deployment", "shop/web", 15_000, {"t": 1}], "a usage record is"),
+])
+def test_malformed_usage_records_name_the_record(record: list[Any], problem: str) -> None:
+    with pytest.raises(TraceFormatError, match=problem) as caught:
+        read_all(crafted([[1, encode_header(HEADER)], record, [6, 0, 0, 0, 1]], version=2))
+    assert "record 2" in str(caught.value)
+
+
+def test_usage_limits_bound_samples_per_series_and_series_per_trace() -> None:
+    series = [7, "v1.Pod", "shop/p", 1, [[t, 1, 1, 1] for t in range(3)]]
+    data = crafted([[1, encode_header(HEADER)], series, series, [6, 0, 0, 0, 2]], version=2)
+    with pytest.raises(TraceFormatError, match="3 usage samples exceed the reader's limit of 2"):
+        read_all(data, ReadLimits(max_usage_samples=2))
+    with pytest.raises(TraceFormatError, match="more than 1 workloads with usage"):
+        read_all(data, ReadLimits(max_usage_series=1))
+
+
+def test_a_usage_record_in_a_version_1_file_is_refused() -> None:
+    data = crafted([[1, encode_header(HEADER)], [7, "v1.Pod", "a/b", 1, []], [6, 0, 0, 0]])
+    with pytest.raises(TraceFormatError, match="unexpected record kind 7"):
+        read_all(data)
+
+
+def test_end_record_counts_usage_records_in_version_2() -> None:
+    data = crafted([[1, encode_header(HEADER)], [6, 0, 0, 0, 1]], version=2)
+    with pytest.raises(TraceFormatError, match="end record counts 1 usage records"):
+        read_all(data)

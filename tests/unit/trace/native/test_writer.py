@@ -17,7 +17,7 @@ def _events(data: bytes) -> list[TraceEvent]:
 
 def test_stream_starts_with_magic_and_version_outside_the_compression() -> None:
     data = native_bytes(sample_trace())
-    assert data.startswith(MAGIC + b"\x00\x01\x00\x00")
+    assert data.startswith(MAGIC + b"\x00\x02\x00\x00")
 
 
 def test_flush_makes_events_readable_before_close() -> None:

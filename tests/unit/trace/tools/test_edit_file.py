@@ -6,6 +6,8 @@ from typing import Any
 import pytest
 
 from simkube.core.errors import ConfigError
+from simkube.trace.model.selectors import Match
+from simkube.trace.tools import edit_steps
 from simkube.trace.tools.edit_file import load_steps, parse_steps
 from simkube.trace.tools.edit_steps import (
     NodeSelector,
@@ -83,3 +85,24 @@ def test_time_scale_also_takes_a_mapping() -> None:
 def test_time_stretch_is_the_step_s_name_and_time_scale_still_reads() -> None:
     assert parse_steps([{"time-stretch": 0.5}]) == parse_steps([{"time-scale": 0.5}]) \
         == [TimeStretch(factor=0.5)]
+
+
+def test_autoscaling_steps_parse() -> None:
+    steps = parse_steps([{"hpa": {"name": "shop/web", "cpu-target": 80, "min-replicas": 2}},
+                         {"scale-load": {"factor": 1.5, "kinds": ["Deployment"]}},
+                         {"drop-usage": None}])
+    assert steps == [
+        edit_steps.HpaChange(namespace="shop", name="web", cpu_utilization=80, min_replicas=2),
+        edit_steps.ScaleLoad(factor=1.5, match=Match(kinds=frozenset({"Deployment"}))),
+        edit_steps.DropUsage()]
+
+
+@pytest.mark.parametrize(("raw", "problem"), [
+    ([{"hpa": {"cpu-target": 80}}], r"steps\[0\].hpa needs name"),
+    ([{"hpa": {"name": "shop/web", "cpu-target": "80%"}}], "CPU target must be a whole"),
+    ([{"scale-load": {"factor": 0}}], r"steps\[0\].scale-load.factor must be greater than 0"),
+    ([{"scale-load": {"factor": 2, "pods": 3}}], "unknown field"),
+])
+def test_autoscaling_step_mistakes(raw: Any, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        parse_steps(raw)

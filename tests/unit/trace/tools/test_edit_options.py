@@ -3,6 +3,8 @@ from __future__ import annotations
 import pytest
 
 from simkube.core.errors import ConfigError
+from simkube.trace.model.selectors import Match
+from simkube.trace.tools import edit_steps
 from simkube.trace.tools.edit_options import EditOptions, steps_from_options
 from simkube.trace.tools.edit_steps import (
     NodeSelector,
@@ -44,5 +46,26 @@ def test_no_flags_no_steps() -> None:
     (EditOptions(selector="=x"), "selector"),
 ])
 def test_contradictions_are_refused(options: EditOptions, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        steps_from_options(options)
+
+
+def test_autoscaling_flags_become_an_hpa_change_a_load_factor_and_a_drop() -> None:
+    steps = steps_from_options(EditOptions(hpa="shop/web", hpa_cpu_target=80,
+                                           hpa_max_replicas=20, load_factor=2.0,
+                                           drop_usage=True, target_namespaces=("shop",)))
+    assert steps == [
+        edit_steps.HpaChange(namespace="shop", name="web", cpu_utilization=80,
+                             max_replicas=20),
+        edit_steps.ScaleLoad(factor=2.0, match=Match(namespaces=frozenset({"shop"}))),
+        edit_steps.DropUsage(match=Match(namespaces=frozenset({"shop"})))]
+
+
+@pytest.mark.parametrize(("options", "problem"), [
+    (EditOptions(hpa_cpu_target=80), "need --hpa NAMESPACE/NAME"),
+    (EditOptions(hpa="web", hpa_cpu_target=80), "'web' is not namespace/name"),
+    (EditOptions(hpa="shop/web"), "changes nothing"),
+])
+def test_hpa_flag_mistakes(options: EditOptions, problem: str) -> None:
     with pytest.raises(ConfigError, match=problem):
         steps_from_options(options)

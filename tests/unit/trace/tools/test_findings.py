@@ -21,9 +21,10 @@ def finding(code: FindingCode) -> Finding:
 
 def test_every_code_has_a_severity_and_a_default_fix() -> None:
     assert set(CATALOGUE) == set(FindingCode)
-    # wrong-type alone has no repair: only the user knows what the field should hold.
+    # wrong-type has no repair: only the user knows what the field should hold; usage after
+    # the trace's end needs none: the replay never plays it.
     assert [code for code, info in CATALOGUE.items() if not info.fixes] == [
-        FindingCode.WRONG_TYPE]
+        FindingCode.WRONG_TYPE, FindingCode.USAGE_OUTSIDE_TRACE]
     assert set(MISSING_CODES.values()) <= set(FindingCode)
 
 
@@ -32,7 +33,8 @@ def test_codes_are_stable_strings() -> None:
         "missing-service-account", "missing-configmap", "missing-secret", "missing-pvc",
         "missing-priority-class", "missing-runtime-class", "status-recorded",
         "duplicate-container-port", "pod-template-path", "timestamps-backwards",
-        "namespace-missing", "invalid-container-port", "wrong-type"]
+        "namespace-missing", "invalid-container-port", "wrong-type", "invalid-usage",
+        "usage-unknown-workload", "usage-outside-trace"]
 
 
 def test_json_form() -> None:

@@ -22,6 +22,6 @@ def test_a_source_streams_to_a_file_unchanged(tmp_path: Path) -> None:
 def test_large_initial_states_are_written_in_chunks(tmp_path: Path) -> None:
     state = [pod(f"p{index}") for index in range(STATE_CHUNK * 2 + 1)]
     stream = TraceStream(header=HEADER, initial_state=iter(state), events=[],
-                         lifecycles=list)
+                         lifecycles=list, usage=tuple)
     write_stream(stream, tmp_path / "s.sktrace", trace_format=TraceFormat.SIMKUBE_V2)
     assert read_trace(tmp_path / "s.sktrace").events[0].applied == state
