@@ -7,6 +7,12 @@ also reported as ratios against SimKube's (the baseline). Two workloads: the rea
 the generator itself holds no memory. Memory is the resident set of a fresh process, sampled
 while it streams the native trace with every object decoded (what a replay does). "scan" is
 a read that frames and checks every event but leaves object bodies encoded until used.
+
+The usage section (recorded PodMetrics per workload, format version 2) is measured against
+its own baseline in the same run: the same synthetic events written and read with and without
+a usage section of ``USAGE_WORKLOADS`` workloads of ``SIMKUBE_BENCH_USAGE_SAMPLES`` samples
+(default 1,440: six hours at the tracer's 15 s), alternating A and B so load from elsewhere
+hits both alike.
 """
 
 from __future__ import annotations
@@ -25,11 +31,16 @@ from typing import Any
 
 from simkube.trace import (
     KubeObject,
+    NativeReader,
+    RecordedUsage,
     TraceEvent,
     TraceFormat,
     TraceHeader,
     TraceWriter,
     TrackedKind,
+    UsageSample,
+    WorkloadUsage,
+    checked_usage,
     open_trace,
     read_trace,
 )
@@ -42,6 +53,9 @@ LARGE = 100_000  # traces this long also get the memory and read-speed goals
 GOAL_BYTES_RATIO = 0.4
 GOAL_READ_EVENTS_PER_S = 200_000
 GOAL_MEMORY_MB = 50.0
+USAGE_EVENTS = int(os.environ.get("SIMKUBE_BENCH_USAGE_EVENTS", "100000"))
+USAGE_WORKLOADS = 500  # the synthetic events' 500 Deployments
+USAGE_SAMPLES = int(os.environ.get("SIMKUBE_BENCH_USAGE_SAMPLES", "1440"))
 HEADER = TraceHeader(source_cluster="bench", created_ms=1_700_000_000_000, tracked_kinds=(
     TrackedKind(kind_key="apps/v1.Deployment", pod_template_paths=("/spec/template",)),
     TrackedKind(kind_key="v1.Pod", pod_template_paths=("",), track_lifecycle=True)))
@@ -251,10 +265,92 @@ def _goals(name: str, native: dict[str, float], simkube: dict[str, float]) -> It
             "met": native["memory_growth_mb"] < GOAL_MEMORY_MB}
 
 
-def run(*, synthetic: int = SYNTHETIC_EVENTS) -> Iterator[Figure]:
+def synthetic_usage(*, workloads: int = USAGE_WORKLOADS, samples: int = USAGE_SAMPLES,
+                    seed: int = 11) -> tuple[WorkloadUsage, ...]:
+    """A series per Deployment of ``synthetic_events``: every 15 s, a load that wanders."""
+    rng = random.Random(seed)  # noqa: S311  # reproducible synthetic data, not secrets
+    series = []
+    for index in range(workloads):
+        pods, cpu = rng.randint(1, 10), rng.randint(50, 5000)
+        rows = []
+        for step in range(samples):
+            pods = max(1, pods + rng.choice((-1, 0, 0, 0, 1)))
+            cpu = max(0, cpu + rng.randint(-200, 200))
+            rows.append(UsageSample(t_ms=15_000 * step, pods=pods, cpu_millicores=cpu,
+                                    memory_bytes=pods * 300_000_000 + rng.randrange(2**24)))
+        series.append(WorkloadUsage(kind="apps/v1.Deployment", namespace=f"team-{index % 20:02d}",
+                                    name=f"svc-{index:03d}", period_ms=15_000,
+                                    samples=tuple(rows)))
+    return tuple(series)
+
+
+def _write_usage(path: Path, events: Callable[[], Iterator[TraceEvent]],
+                 usage: tuple[WorkloadUsage, ...]) -> int:
+    count = 0
+    with TraceWriter(path, header=HEADER) as writer:
+        for event in events():
+            writer.write_event(event)
+            count += 1
+        for series in usage:
+            writer.write_usage(series)
+    return count
+
+
+def _read_with_usage(path: Path) -> int:
+    """What a replay reads: every object decoded, then the usage validated."""
+    source = open_trace(path)
+    count = _read(path, decode=True)
+    source.usage()
+    return count
+
+
+def _check_usage(records: list[RecordedUsage]) -> int:
+    return len(checked_usage(records, source="bench"))
+
+
+def compare_usage(workdir: Path, *, events: int = USAGE_EVENTS,
+                  samples: int = USAGE_SAMPLES) -> Iterator[Figure]:
+    """The same events with and without a usage section, A and B alternating."""
+    usage = synthetic_usage(samples=samples)
+    total = sum(len(series.samples) for series in usage)
+    make = partial(synthetic_events, events)
+    paths = {"without": workdir / "usage-without.trace", "with": workdir / "usage-with.trace"}
+    seconds: dict[str, dict[str, list[float]]] = {v: {"write": [], "read": []} for v in paths}
+    for _ in range(2):
+        for variant, path in paths.items():
+            chosen = usage if variant == "with" else ()
+            seconds[variant]["write"].append(_timed(partial(_write_usage, path, make,
+                                                            chosen))[0])
+            seconds[variant]["read"].append(_timed(partial(_read_with_usage, path))[0])
+    sizes = {variant: path.stat().st_size for variant, path in paths.items()}
+    with paths["with"].open("rb") as stream:
+        records = [item for item in NativeReader(stream) if isinstance(item, RecordedUsage)]
+    check_s, _ = _timed(partial(_check_usage, records))
+    prefix = f"trace_format.usage-{events}x{USAGE_WORKLOADS}x{samples}"
+    best = {variant: {what: min(times) for what, times in kinds.items()}
+            for variant, kinds in seconds.items()}
+    figures = {
+        "samples": total,
+        "bytes_without": sizes["without"], "bytes_with": sizes["with"],
+        "bytes_per_sample": (sizes["with"] - sizes["without"]) / total,
+        "write_s_without": best["without"]["write"], "write_s_with": best["with"]["write"],
+        "read_s_without": best["without"]["read"], "read_s_with": best["with"]["read"],
+        "write_ratio_with_to_without": best["with"]["write"] / best["without"]["write"],
+        "read_ratio_with_to_without": best["with"]["read"] / best["without"]["read"],
+        "check_samples_per_s": total / check_s,
+    }
+    for key, value in figures.items():
+        yield {"benchmark": f"{prefix}.{key}", "value": round(value, 4)}
+    for path in paths.values():
+        path.unlink()
+
+
+def run(*, synthetic: int = SYNTHETIC_EVENTS, usage_events: int = USAGE_EVENTS,
+        usage_samples: int = USAGE_SAMPLES) -> Iterator[Figure]:
     sample = read_trace(SAMPLES / "dsb-scaling.sktrace")
     with tempfile.TemporaryDirectory(prefix="simkube-bench-") as tmp:
         workdir = Path(tmp)
         yield from _compare("dsb-scaling", lambda: iter(sample.events), workdir)
         yield from _compare(f"synthetic-{synthetic}", partial(synthetic_events, synthetic),
                             workdir)
+        yield from compare_usage(workdir, events=usage_events, samples=usage_samples)

@@ -16,7 +16,7 @@ import grpc
 
 from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc
 from simkube.gen.simkube.tracer.v1 import tracer_pb2
-from simkube.simulation.spec import SimulationSpec
+from simkube.simulation.spec import HpaMode, SimulationSpec
 
 STATE = driver_pb2.SimulationState
 FINAL_STATES = frozenset({STATE.SIMULATION_STATE_SUCCEEDED, STATE.SIMULATION_STATE_FAILED,
@@ -56,6 +56,7 @@ def start_request(*, name: str, spec: SimulationSpec) -> driver_pb2.StartSimulat
     request = driver_pb2.StartSimulationRequest(
         name=name, speed=spec.scale.speed, duration=spec.duration,
         namespace_prefix=spec.namespace_prefix, cleanup=False,
+        remove_hpas=spec.hpa is HpaMode.REMOVED,
         pod_timing=driver_pb2.PodTiming(startup_delay=spec.startup_delay,
                                         startup_jitter=spec.startup_jitter,
                                         lifetime_jitter=spec.lifetime_jitter))

@@ -32,6 +32,7 @@ def options_from_request(request: driver_pb2.StartSimulationRequest) -> Simulati
         lifetime_jitter=timing.lifetime_jitter or None,
         cleanup=request.cleanup,
         max_concurrency=request.max_concurrency or None,
+        remove_hpas=request.remove_hpas,
         field_names={"startup_delay": "pod_timing.startup_delay",
                      "startup_jitter": "pod_timing.startup_jitter",
                      "lifetime_jitter": "pod_timing.lifetime_jitter",

@@ -60,6 +60,7 @@ class SimulationOptions:
     pod_timing: PodTiming = field(default_factory=PodTiming)
     cleanup: bool = False
     max_concurrency: int = DEFAULT_CONCURRENCY
+    remove_hpas: bool = False  # replay without the trace's HorizontalPodAutoscalers
     retry_deadline_s: float = 30.0  # how long transient API errors are retried per object
 
 
@@ -134,7 +135,7 @@ def build_options(*, name: str, speed: float | None = None, duration: str | None
                   tolerations: Sequence[Mapping[str, str]] | None = None,
                   startup_delay: str | None = None, startup_jitter: str | None = None,
                   lifetime_jitter: str | None = None, cleanup: bool = False,
-                  max_concurrency: int | None = None,
+                  max_concurrency: int | None = None, remove_hpas: bool = False,
                   field_names: Mapping[str, str] | None = None) -> SimulationOptions:
     """Options from raw input; ``field_names`` renames fields in errors (``speed`` → ``--speed``).
 
@@ -166,4 +167,4 @@ def build_options(*, name: str, speed: float | None = None, duration: str | None
         duration_ms=parse_duration(duration, field=named("duration")) if duration else None,
         prefix=check_prefix(prefix, field=named("prefix")) if prefix else DEFAULT_PREFIX,
         placement=placement, pod_timing=timing, cleanup=cleanup,
-        max_concurrency=concurrency)
+        max_concurrency=concurrency, remove_hpas=remove_hpas)

@@ -53,8 +53,9 @@ async def prefetched(events: Iterator[ReplayEvent],
 class Replayer:
     def __init__(self, *, source: TraceSource, scan: TraceScan, clock: ReplayClock,
                  applier: Applier, progress: Progress,
-                 changed: Callable[[], None] = lambda: None) -> None:
+                 changed: Callable[[], None] = lambda: None, remove_hpas: bool = False) -> None:
         self._source = source
+        self._remove_hpas = remove_hpas
         self._scan = scan
         self._clock = clock
         self._applier = applier
@@ -69,7 +70,8 @@ class Replayer:
         An event task that crashes (a bug, not a refused object) stops the replay with its
         exception rather than being lost."""
         events = replay_events(self._source, start_ms=self._scan.start_ms,
-                               duration_ms=self._scan.duration_ms)
+                               duration_ms=self._scan.duration_ms,
+                               remove_hpas=self._remove_hpas)
         try:
             async for event in prefetched(events):
                 due = await self._clock.wait_until(event.offset_ms)

@@ -51,17 +51,28 @@ def _namespaces(objects: list[KubeObject]) -> Iterator[str]:
             yield obj["metadata"]["name"]
 
 
-def replay_events(source: TraceSource, *, start_ms: int,
-                  duration_ms: int | None) -> Iterator[ReplayEvent]:
-    """The events to replay, decoded, in order, the initial state first (at offset 0)."""
-    initial = list(source.initial_state())
+def is_hpa(obj: KubeObject) -> bool:
+    """A HorizontalPodAutoscaler of any ``autoscaling`` version."""
+    return (obj["kind"] == "HorizontalPodAutoscaler"
+            and str(obj["apiVersion"]).startswith("autoscaling/"))
+
+
+def replay_events(source: TraceSource, *, start_ms: int, duration_ms: int | None,
+                  remove_hpas: bool = False) -> Iterator[ReplayEvent]:
+    """The events to replay, decoded, in order, the initial state first (at offset 0);
+    ``remove_hpas`` leaves the trace's HPAs out (workloads keep their recorded replicas)."""
+    def kept(objects: list[KubeObject]) -> list[KubeObject]:
+        return [obj for obj in objects if not is_hpa(obj)] if remove_hpas else objects
+
+    initial = kept(list(source.initial_state()))
     if initial:
         yield ReplayEvent(offset_ms=0, applied=initial, deleted=[])
     for event in source.events():
         offset = event.ts_ms - start_ms
         if duration_ms is not None and offset >= duration_ms:
             return
-        yield ReplayEvent(offset_ms=offset, applied=event.applied, deleted=event.deleted)
+        yield ReplayEvent(offset_ms=offset, applied=kept(event.applied),
+                          deleted=kept(event.deleted))
 
 
 def scan_trace(source: TraceSource, *, duration_ms: int | None) -> TraceScan:

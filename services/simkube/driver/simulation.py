@@ -167,7 +167,7 @@ class Simulation:
             self.clock.start()
             await Replayer(source=self.source, scan=self.scan, clock=self.clock,
                            applier=applier, progress=self.progress,
-                           changed=self._notify).run()
+                           changed=self._notify, remove_hpas=self.options.remove_hpas).run()
             await timer.flush()
             self.progress.trace_time_ms = self.scan.length_ms
             self._finish(SimulationState.SUCCEEDED)

@@ -15,6 +15,7 @@ wire (the driver's request, the run's ConfigMap).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from simkube.core.durations import DurationError, parse_duration
@@ -26,13 +27,20 @@ from simkube.simulation.timers import TimerSpecError, seed_of, timer_settings
 
 # What a spec's readers need: the parsed value, its parser and its error (which lives in
 # ``errors`` so the trace source can raise it too), and the window type a spec may carry.
-__all__ = ["MAX_PREFIX", "MAX_REPETITIONS", "SimulationSpec", "SpecError", "TracerWindow",
-           "parse_spec"]
+__all__ = ["MAX_PREFIX", "MAX_REPETITIONS", "HpaMode", "SimulationSpec", "SpecError",
+           "TracerWindow", "parse_spec"]
 
 MAX_PREFIX = 40  # room for "-<namespace>" within a 63-character namespace name
 MAX_REPETITIONS = 100
 DEFAULT_MAX_HOLD_S = 2.0  # spec.clock.maxHold: wall seconds one hold may last at most
 MAX_MAX_HOLD_S = 60.0  # a longer bound would let a stuck autoscaler stall a run
+
+
+class HpaMode(Enum):
+    """``spec.hpa``: what the trace's HorizontalPodAutoscalers do in the replay."""
+
+    ACTIVE = "active"  # created as recorded: the real HPA controller decides replicas
+    REMOVED = "removed"  # left out: every workload keeps its recorded replicas
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,6 +63,7 @@ class SimulationSpec:
     # hold at most max_hold_s of wall time.
     hold_for_autoscaler: bool = True
     max_hold_s: float = DEFAULT_MAX_HOLD_S
+    hpa: HpaMode = HpaMode.ACTIVE
 
 
 def _duration(value: Any, *, field: str, allow_zero: bool = True) -> str:
@@ -80,6 +89,15 @@ def _clock(spec: dict[str, Any]) -> tuple[bool, float]:
         raise SpecError(f"spec.clock.maxHold {text!r} is more than {MAX_MAX_HOLD_S:g}s: a "
                         "stuck autoscaler could stall the run that long at every hold")
     return hold, max_hold_s
+
+
+def _hpa(spec: dict[str, Any]) -> HpaMode:
+    value = spec.get("hpa") or HpaMode.ACTIVE.value
+    try:
+        return HpaMode(value)
+    except ValueError:
+        raise SpecError(f"spec.hpa {value!r} must be active (the trace's HPAs act) or removed "
+                        "(replicas as recorded)") from None
 
 
 def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
@@ -122,4 +140,4 @@ def parse_spec(simulation: dict[str, Any]) -> SimulationSpec:
         node_groups=str(groups["config"]) if groups.get("config") else None,
         reset_node_groups=bool(groups.get("resetBeforeRun", True)),
         paused=paused not in (None, ""), seed=seed, timers=timers,
-        hold_for_autoscaler=hold, max_hold_s=max_hold_s)
+        hold_for_autoscaler=hold, max_hold_s=max_hold_s, hpa=_hpa(spec))

@@ -78,6 +78,9 @@ class SimulationFailedError(SimkubeError):
                    "pods [default: hold] (docs/simulated-time.md).")
 @click.option("--max-hold", metavar="DURATION",
               help="Wall time one hold lasts at most [default: 2s].")
+@click.option("--hpa", type=click.Choice(["active", "removed"]),
+              help="The trace's HPAs act (active), or are left out so workloads keep their "
+                   "recorded replicas (removed) [default: active].")
 @click.option("--wait", is_flag=True, help="Follow the simulation until it ends.")
 @click.option("--timeout", type=click.FloatRange(min=1), help="Give up waiting after SECONDS.")
 @kubeconfig_option
@@ -88,7 +91,7 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
         duration: str | None, repetitions: int | None, namespace_prefix: str | None,
         node_groups: str | None, reset_node_groups: bool | None, startup_delay: str | None,
         seed: int | None, timers: tuple[str, ...], hold: bool | None, max_hold: str | None,
-        wait: bool, timeout: float | None,
+        hpa: str | None, wait: bool, timeout: float | None,
         kubeconfig: Path | None,
         env_name: str | None) -> None:
     """Create a Simulation (one replay of a trace, maybe repeated); --wait follows it."""
@@ -97,7 +100,7 @@ def run_command(  # noqa: PLR0917  # click passes every option as a parameter
         speed=speed, duration=duration, repetitions=repetitions,
         namespace_prefix=namespace_prefix, node_groups=node_groups,
         reset_node_groups=reset_node_groups, startup_delay=startup_delay, seed=seed,
-        timers=timers, hold=hold, max_hold=max_hold)
+        timers=timers, hold=hold, max_hold=max_hold, hpa=hpa)
     if file is not None:
         given = [option for option, value in vars(flags).items()
                  if option != "name" and value not in (None, ())]

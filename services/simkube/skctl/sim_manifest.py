@@ -53,6 +53,7 @@ class RunFlags:
     timers: tuple[str, ...] = ()  # SECTION.NAME=VALUE each, trace time
     hold: bool | None = None  # spec.clock.holdForAutoscaler (--hold/--no-hold)
     max_hold: str | None = None  # spec.clock.maxHold, wall time
+    hpa: str | None = None  # spec.hpa: active or removed (--hpa)
 
 
 def default_name(trace: str, *, now: datetime.datetime | None = None) -> str:
@@ -103,7 +104,8 @@ def from_flags(flags: RunFlags) -> dict[str, Any]:
     spec: dict[str, Any] = {"trace": _trace_source(flags)}
     optional = {"speed": flags.speed.speed if flags.speed else None,  # a float on the wire
                 "duration": flags.duration,
-                "repetitions": flags.repetitions, "namespacePrefix": flags.namespace_prefix}
+                "repetitions": flags.repetitions, "namespacePrefix": flags.namespace_prefix,
+                "hpa": flags.hpa}
     spec.update({key: value for key, value in optional.items() if value is not None})
     groups = {key: value for key, value in (("config", flags.node_groups),
                                             ("resetBeforeRun", flags.reset_node_groups))

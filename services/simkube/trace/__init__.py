@@ -1,4 +1,5 @@
-"""Traces: the recorded, time-ordered object changes and pod lifecycles a simulation replays.
+"""Traces: the recorded, time-ordered object changes, pod lifecycles and per-workload usage a
+simulation replays.
 
 The package has rooms, each importing only those below it::
 
@@ -45,7 +46,13 @@ from simkube.trace.model.pod_specs import (
     template_paths,
 )
 from simkube.trace.model.selectors import LabelSelector, Match, parse_selector
-from simkube.trace.model.source import InMemorySource, TraceFormat, TraceSource, load
+from simkube.trace.model.source import (
+    InMemorySource,
+    TraceFormat,
+    TraceSource,
+    checked_usage,
+    load,
+)
 from simkube.trace.model.types import (
     NATIVE_VERSION,
     KubeObject,
@@ -57,6 +64,7 @@ from simkube.trace.model.types import (
     TraceHeader,
     TrackedKind,
 )
+from simkube.trace.model.usage import RecordedUsage, UsageSample, WorkloadUsage
 from simkube.trace.native.format import EncodedBatch, Envelope
 from simkube.trace.native.reader import NativeReader, StateRecord, TraceItem
 from simkube.trace.native.writer import NativeWriter
@@ -80,6 +88,7 @@ __all__ = [
     "PodRun",
     "PodSpecSite",
     "ReadLimits",
+    "RecordedUsage",
     "StateRecord",
     "Trace",
     "TraceEvent",
@@ -91,6 +100,9 @@ __all__ = [
     "TraceSource",
     "TraceWriter",
     "TrackedKind",
+    "UsageSample",
+    "WorkloadUsage",
+    "checked_usage",
     "containers",
     "dedupe_ports",
     "detect_format",

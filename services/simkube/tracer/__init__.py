@@ -2,10 +2,11 @@
 
 Layers, imported in one direction only (each module imports only those to its right)::
 
-    main ─▶ runtime ─▶ service ─▶ exporting ─▶ export_filters
+    main ─▶ runtime ─▶ service ─▶ exporting ─▶ export_filters, usage
                    │           └▶ store ─▶ recovery ─▶ segment_reading ─▶ segments ─▶ trace
                    ├▶ watching ─▶ recorder ─▶ lifecycles, sanitising, store
                    │           └▶ owners ─▶ core's Kubernetes access layer (discovery)
+                   ├▶ usage_sampling ─▶ usage, owners
                    └▶ metrics, status
     client (used by skctl and other services) ─▶ gen (the Tracer gRPC stubs)
 

@@ -23,13 +23,14 @@ from typing import Any
 
 from simkube.core.config import load_yaml_mapping
 from simkube.core.errors import ConfigError
-from simkube.trace import LabelSelector, TrackedKind, parse_selector
+from simkube.trace import DEFAULT_LIMITS, LabelSelector, TrackedKind, parse_selector
 from simkube.tracer.kinds import KindKey, parse_kind_key
 from simkube.tracer.units import parse_duration, parse_size
 
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _TOP_KEYS = {"trackedObjects", "namespaces", "excludeNamespaces", "secrets", "clusterName",
-             "retention"}
+             "retention", "usage"}
+_USAGE_KEYS = {"period", "maxSamples", "maxWorkloads"}
 _KIND_KEYS = {"podSpecTemplatePaths", "podSpecTemplatePath", "trackLifecycle", "skipOwned",
               "namespaces", "excludeNamespaces", "labelSelector"}
 
@@ -69,11 +70,40 @@ class Retention:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class UsageSettings:
+    """How usage is sampled: every ``period_seconds`` (0: never), within these bounds."""
+
+    period_seconds: float = 15.0  # the HPA controller's default sync period
+    max_samples: int = 5_760  # per workload: a day at 15 s
+    max_series: int = 10_000
+
+    def __post_init__(self) -> None:
+        if self.period_seconds != 0 and not 1.0 <= self.period_seconds <= 3600.0:
+            raise ConfigError(f"usage.period is {self.period_seconds:g} s; use 1s to 1h, or "
+                              "0 to record no usage")
+        if not 1 <= self.max_samples <= DEFAULT_LIMITS.max_usage_samples:
+            raise ConfigError(f"usage.maxSamples must be 1 to "
+                              f"{DEFAULT_LIMITS.max_usage_samples} (a trace's limit)")
+        if not 1 <= self.max_series <= DEFAULT_LIMITS.max_usage_series:
+            raise ConfigError(f"usage.maxWorkloads must be 1 to "
+                              f"{DEFAULT_LIMITS.max_usage_series} (a trace's limit)")
+
+    @property
+    def enabled(self) -> bool:
+        return self.period_seconds > 0
+
+    @property
+    def period_ms(self) -> int:
+        return round(self.period_seconds * 1000)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TracerConfig:
     kinds: tuple[KindConfig, ...]
     secrets: SecretPolicy = SecretPolicy.REDACT
     cluster_name: str | None = None
     retention: Retention = field(default_factory=Retention)
+    usage: UsageSettings = field(default_factory=UsageSettings)
 
     def kind(self, key: str) -> KindConfig | None:
         return next((kind for kind in self.kinds if kind.kind.key == key), None)
@@ -87,6 +117,8 @@ DEFAULT_TRACKED: dict[str, dict[str, Any]] = {
     "batch/v1.CronJob": {"podSpecTemplatePaths": ["/spec/jobTemplate/spec/template"],
                          "trackLifecycle": True},
     "v1.Pod": {"podSpecTemplatePaths": [""]},
+    # Recorded like any other kind, so a replay can let the real HPA controller act on it.
+    "autoscaling/v2.HorizontalPodAutoscaler": {},
 }
 
 
@@ -130,7 +162,8 @@ def parse_config(raw: dict[str, Any], *, source: str) -> TracerConfig:
     if cluster is not None and not isinstance(cluster, str):
         raise bad("clusterName", "must be a string")
     return TracerConfig(kinds=tuple(kinds), secrets=SecretPolicy(secrets), cluster_name=cluster,
-                        retention=_retention(raw.get("retention", {}), bad=bad))
+                        retention=_retention(raw.get("retention", {}), bad=bad),
+                        usage=_usage(raw.get("usage", {}), bad=bad))
 
 
 def _kind(kind: KindKey, settings: Any, *, where: str, namespaces: frozenset[str],
@@ -193,3 +226,22 @@ def _retention(raw: Any, *, bad: Any) -> Retention:
     except ConfigError as exc:
         raise bad("retention", f"is not valid: {exc.message}") from None
     return Retention(max_age_seconds=age, max_bytes=size)
+
+
+def _usage(raw: Any, *, bad: Any) -> UsageSettings:
+    if not isinstance(raw, dict) or set(raw) - _USAGE_KEYS:
+        raise bad("usage", "must be a mapping with period (e.g. 15s; 0 records no usage), "
+                  "maxSamples and/or maxWorkloads")
+    defaults = UsageSettings()
+    counts = {key: raw.get(key, default) for key, default in
+              (("maxSamples", defaults.max_samples), ("maxWorkloads", defaults.max_series))}
+    for key, value in counts.items():
+        if type(value) is not int:
+            raise bad(f"usage.{key}", "must be a whole number")
+    try:
+        period = (parse_duration(str(raw["period"]), what="usage.period") if "period" in raw
+                  else defaults.period_seconds)
+        return UsageSettings(period_seconds=period, max_samples=counts["maxSamples"],
+                             max_series=counts["maxWorkloads"])
+    except ConfigError as exc:
+        raise bad("usage", f"is not valid: {exc.message}") from None

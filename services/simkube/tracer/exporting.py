@@ -11,7 +11,9 @@ Two passes over those segments, both in constant memory apart from the state and
 object identities: the first learns which objects the window holds, their owner chains and
 pod runs; the second writes. Between them the drop rules are decided: an object is dropped
 when an owner of it is exported too (its controller recreates it in the replay), and a pod
-owned by a DaemonSet always is. Lifecycles are written for exported owners.
+owned by a DaemonSet always is. Lifecycles are written for exported owners, and so is the
+recorded usage of exported workloads (from the in-memory usage book), re-timed to the trace's
+first event and cut at its last.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from simkube.tracer.export_filters import ExportFilters
 from simkube.tracer.kinds import parse_kind_key
 from simkube.tracer.segments import Ancestors, RunFact
 from simkube.tracer.store import SegmentView
+from simkube.tracer.usage import UsageBook
 
 TICK_RECORDS = 2_000  # hand control back to the event loop this often
 API_RESOLUTION_MS = 1_000  # pod start and finish times are whole seconds
@@ -67,7 +70,7 @@ class Export:
 
     def __init__(self, *, directory: Path, views: list[SegmentView], start_ms: int,
                  end_ms: int, filters: ExportFilters, header: TraceHeader,
-                 chunk_bytes: int) -> None:
+                 chunk_bytes: int, usage: UsageBook | None = None) -> None:
         self._directory = directory
         self._views = views
         self._start = start_ms
@@ -75,6 +78,7 @@ class Export:
         self._filters = filters
         self._header = header
         self._chunk_bytes = chunk_bytes
+        self._usage = usage
 
     def _records(self, index: int) -> Iterator[TraceItem]:
         view = self._views[index]
@@ -166,6 +170,16 @@ class Export:
             lifecycles.append(PodLifecycle(owner_kind=owner_kind, owner=owner, runs=runs))
         return lifecycles
 
+    def _write_trailer(self, writer: NativeWriter, plan: _Plan, exported: set[ObjectRef],
+                       span: list[int]) -> None:
+        """The lifecycles and recorded usage of what was exported."""
+        for lifecycle in self._lifecycles(plan, exported):
+            writer.write_lifecycle(lifecycle)
+        if self._usage is not None and span:
+            for usage in self._usage.window(origin_ms=span[0], end_ms=span[1],
+                                            keep=exported.__contains__):
+                writer.write_usage(usage)
+
     def chunks(self) -> Iterator[Chunk]:
         pause = Chunk(data=b"", offset=0, last=False, events_written=0, events_total=0)
         plan: _Plan | None = None
@@ -194,9 +208,11 @@ class Export:
 
         writer = NativeWriter(buffer, header=self._header)
         state = [env for ref, env in plan.state.items() if ref in exported]
+        span: list[int] = []  # the first and latest event written
         if state:
             writer.write_event(TraceEvent(ts_ms=plan.start, applied=segments.batch(state)))
             written += 1
+            span[:] = [plan.start, plan.start]
         records = 0
         for index in self._indexes(plan.base):
             for item in self._records(index):
@@ -218,8 +234,8 @@ class Export:
                                                   applied=segments.batch(applied),
                                                   deleted=segments.batch(deleted)))
                     written += 1
-        for lifecycle in self._lifecycles(plan, exported):
-            writer.write_lifecycle(lifecycle)
+                    span[:] = [span[0] if span else item.ts_ms, item.ts_ms]
+        self._write_trailer(writer, plan, exported, span)
         writer.close()
         yield from take(last=True)
 

@@ -31,6 +31,8 @@ from simkube.tracer.recorder import Recorder
 from simkube.tracer.service import TracerService
 from simkube.tracer.status import KindStatus
 from simkube.tracer.store import Store
+from simkube.tracer.usage import UsageBook
+from simkube.tracer.usage_sampling import UsageSampler
 from simkube.tracer.watching import KindWatcher
 
 log = get_logger(__name__)
@@ -63,6 +65,7 @@ class Tracer:
                                metrics_listen=options.metrics_listen, tls=options.tls)
         self.store: Store | None = None
         self.recorder: Recorder | None = None
+        self.usage = UsageBook(cfg.usage) if cfg.usage.enabled else None
         self._api: KubeClient | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._watchers: list[asyncio.Task[None]] = []
@@ -86,7 +89,8 @@ class Tracer:
                                        keep=self._still_tracked)
             servicer = TracerService(store=store, statuses=self.statuses,
                                      header=lambda: replace(self.header,
-                                                            created_ms=store.now_ms()))
+                                                            created_ms=store.now_ms()),
+                                     usage=self.usage)
 
             def register(server: grpc.aio.Server) -> Sequence[str]:
                 tracer_pb2_grpc.add_TracerServicer_to_server(servicer, server)
@@ -132,6 +136,10 @@ class Tracer:
         self._tasks = [asyncio.create_task(recorder.run(), name="recorder"),
                        asyncio.create_task(self._maintain(store, recorder, metrics),
                                            name="maintenance")]
+        if self.usage is not None:
+            sampler = UsageSampler(api=api, discovery=discovery, owners=owners, config=cfg,
+                                   book=self.usage, now_ms=store.now_ms)
+            self._tasks.append(asyncio.create_task(sampler.run(), name="usage sampler"))
 
     async def _maintain(self, store: Store, recorder: Recorder, metrics: TracerMetrics) -> None:
         while True:

@@ -24,6 +24,7 @@ from simkube.tracer.export_filters import ExportFilters
 from simkube.tracer.exporting import Export
 from simkube.tracer.status import KindStatus
 from simkube.tracer.store import Store
+from simkube.tracer.usage import UsageBook
 
 log = get_logger(__name__)
 DEFAULT_CHUNK_BYTES = 2**20
@@ -71,8 +72,10 @@ def check_request(request: tracer_pb2.ExportRequest, *, now_ms: int) -> ExportRe
 class TracerService(tracer_pb2_grpc.TracerServicer):
     def __init__(self, *, store: Store, statuses: list[KindStatus],
                  header: Callable[[], TraceHeader],
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 usage: UsageBook | None = None) -> None:
         self._store = store
+        self._usage = usage
         self._statuses = statuses
         self._header = header
         self._clock = clock
@@ -91,7 +94,7 @@ class TracerService(tracer_pb2_grpc.TracerServicer):
             export = Export(directory=self._store.directory, views=views,
                             start_ms=checked.start_ms, end_ms=checked.end_ms,
                             filters=checked.filters, header=self._header(),
-                            chunk_bytes=checked.chunk_bytes)
+                            chunk_bytes=checked.chunk_bytes, usage=self._usage)
             written = 0
             for chunk in export.chunks():
                 if chunk.data or chunk.last:

@@ -31,6 +31,9 @@ def test_file_source() -> None:
     assert (request.duration, request.namespace_prefix) == ("2m", "p")
     assert request.pod_timing.startup_delay == "1s"
     assert request.cleanup is False
+    assert request.remove_hpas is False
+    removed = parse_spec({"spec": {"trace": {"path": "/t.sktrace"}, "hpa": "removed"}})
+    assert start_request(name="s-r1", spec=removed).remove_hpas is True
 
 
 def test_tracer_source() -> None:

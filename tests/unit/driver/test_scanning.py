@@ -82,3 +82,15 @@ def test_undecodable_objects_fail_the_scan(tmp_path: Path) -> None:
     broken.write_bytes(bytes(data))
     with pytest.raises(TraceFormatError):
         scan_trace(open_trace(broken), duration_ms=None)
+
+
+def test_removed_hpas_are_left_out_of_the_replay() -> None:
+    hpa = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+           "metadata": {"name": "web", "namespace": "app"}, "spec": {"maxReplicas": 3}}
+    source = _memory([TraceEvent(ts_ms=50, applied=[config_map("c"), hpa]),
+                      TraceEvent(ts_ms=60, deleted=[hpa])], initial=[hpa])
+    kept = list(replay_events(source, start_ms=50, duration_ms=None))
+    assert [len(e.applied) + len(e.deleted) for e in kept] == [1, 2, 1]
+    removed = list(replay_events(source, start_ms=50, duration_ms=None, remove_hpas=True))
+    assert [[o["kind"] for o in e.applied + e.deleted] for e in removed] == [
+        ["ConfigMap"], []]

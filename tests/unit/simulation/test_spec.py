@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from simkube.simulation.spec import SpecError, parse_spec
+from simkube.simulation.spec import HpaMode, SpecError, parse_spec
 
 pytestmark = pytest.mark.unit
 
@@ -112,3 +112,10 @@ def test_errors_name_the_field(spec: dict[str, Any], message: str) -> None:
 def test_missing_spec() -> None:
     with pytest.raises(SpecError, match=r"spec\.trace needs exactly one"):
         parse_spec({"metadata": {"name": "s"}})
+
+
+def test_hpas_are_active_unless_removed() -> None:
+    assert parse_spec(simulation()).hpa is HpaMode.ACTIVE
+    assert parse_spec(simulation(hpa="removed")).hpa is HpaMode.REMOVED
+    with pytest.raises(SpecError, match=r"spec.hpa 'off' must be active .* or removed"):
+        parse_spec(simulation(hpa="off"))

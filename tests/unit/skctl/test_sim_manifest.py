@@ -134,3 +134,9 @@ def test_hold_flags_go_to_the_clock_section_and_are_checked() -> None:
     assert "clock" not in from_flags(RunFlags(name="t", trace=str(TRACE)))["spec"]
     with pytest.raises(ConfigError, match=r"spec\.clock\.maxHold"):
         from_flags(RunFlags(name="t", trace=str(TRACE), max_hold="5m"))
+
+
+def test_the_hpa_flag_sets_spec_hpa() -> None:
+    simulation = from_flags(RunFlags(name="x", trace=str(TRACE), hpa="removed"))
+    assert simulation["spec"]["hpa"] == "removed"
+    assert "hpa" not in from_flags(RunFlags(name="x", trace=str(TRACE)))["spec"]

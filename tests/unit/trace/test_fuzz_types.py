@@ -4,9 +4,11 @@ The readers' fuzzing (``test_fuzz_readers``) breaks the framing; this family kee
 trace well-formed and instead puts a wrong type (a list, a map, a string, a negative or huge
 number, a boolean, null) at random field paths of real sample objects, including fields the
 tools interpret but the object did not have. Every trace command then runs on the result as
-a user would: ``info``, ``validate``, ``fix --auto``, ``edit`` (every object step, a window
-and a time scale), ``convert`` to each format, and the driver's rewriting of every object.
-Each must finish or refuse with ``TraceFormatError``; anything else is a bug.
+a user would: ``info``, ``validate``, ``fix --auto``, ``edit`` (every object step, a window,
+a time scale, a load factor, and an HPA's target and bounds on an HPA among the objects),
+``convert`` to each format, and the driver's rewriting of every object. Each must finish or
+refuse with ``TraceFormatError`` (the HPA step may also refuse with ``ConfigError`` when the
+input holds no such HPA); anything else is a bug.
 
 Modes and seeds work as in ``test_fuzz_readers`` (``fuzzing.py``): ``make test`` runs the
 fixed corpus and the regressions; ``make fuzz`` searches random seeds.
@@ -29,6 +31,7 @@ import msgpack
 import pytest
 from click.testing import CliRunner
 
+from simkube.core.errors import ConfigError
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.skctl.trace_commands import trace_group
@@ -45,7 +48,9 @@ from simkube.trace.model.source import TraceSource, load
 from simkube.trace.tools.convert import write_converted
 from simkube.trace.tools.edit import apply_edits
 from simkube.trace.tools.edit_steps import (
+    HpaChange,
     NodeSelector,
+    ScaleLoad,
     ScaleReplicas,
     ScaleResources,
     TimePoint,
@@ -87,11 +92,22 @@ INTERPRETED = (
     "nodeSelector", "tolerations", "taints", "nodeName", "ownerReferences", "status",
     "capacity", "allocatable", "priority", "priorityClassName", "overhead", "runtimeClassName",
     "serviceAccountName", "serviceAccount", "clusterIP", "clusterIPs", "volumeName",
+    "metrics", "minReplicas", "maxReplicas", "target", "averageUtilization", "type",
 )
 TRACKED = {
     "apps/v1.Deployment": ["/spec/template"], "batch/v1.CronJob":
     ["/spec/jobTemplate/spec/template"], "batch/v1.Job": ["/spec/template"], "v1.Pod": [""],
 }
+HPA = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+       "metadata": {"name": "hpa", "namespace": "b"},
+       "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
+                "minReplicas": 1, "maxReplicas": 9, "metrics": [
+                    {"type": "Resource", "resource": {"name": "cpu", "target": {
+                        "type": "Utilization", "averageUtilization": 50}}}]}}
+# The HPA step names the one HPA above: on any other input (or one whose mutation left no HPA
+# or no CPU metric) it refuses with ConfigError, which is its documented answer.
+HPA_STEP = HpaChange(namespace="b", name="hpa", cpu_utilization=80, min_replicas=2,
+                     max_replicas=12)
 ROOT = RootRef(name="sim-root", uid="0f0f0f0f-0000-0000-0000-000000000001")
 
 
@@ -122,6 +138,7 @@ def _extra_objects() -> list[KubeObject]:
          "spec": {"clusterIP": "10.0.0.1", "ports": [{"port": 80, "nodePort": 30080}]}},
         {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
          "metadata": {"name": "data", "namespace": "b"}, "spec": {"volumeName": "pv-1"}},
+        HPA,
     ]
 
 
@@ -204,10 +221,15 @@ def run_every_command(data: Input) -> None:
     steps = [ScaleReplicas(factor=2.5), ScaleResources(cpu=1.5, memory=0.5),
              NodeSelector(add=(("pool", "big"),), remove=frozenset({"zone"})),
              Tolerations(add=((("key", "t"), ("operator", "Exists")),), remove=frozenset({"k"})),
-             TimeWindow(start=TimePoint(offset_ms=30_000)), TimeStretch(factor=0.5)]
+             TimeWindow(start=TimePoint(offset_ms=30_000)), TimeStretch(factor=0.5),
+             ScaleLoad(factor=2.0), HPA_STEP]
     with tempfile.TemporaryDirectory() as scratch:
         for step in steps:  # written as edit writes them; converting is covered above
-            write_converted(apply_edits(source, [step]), source, Path(scratch) / "e.trace")
+            try:
+                write_converted(apply_edits(source, [step]), source, Path(scratch) / "e.trace")
+            except ConfigError:
+                if step is not HPA_STEP:
+                    raise
     rewriter = Rewriter(simulation="fuzz", prefix="sim", root=ROOT, header=source.header,
                         placement=Placement(), timing=PodTiming(startup_delay_ms=1000,
                                                                 startup_jitter_ms=500),

@@ -94,3 +94,31 @@ def test_unreadable_files(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("trackedObjects: [")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(tmp_path / "bad.yaml")
+
+
+def test_usage_sampling_is_configured_and_checked() -> None:
+    base = {"trackedObjects": {"v1.Pod": {}}}
+    assert parse_config(base, source="c").usage.period_seconds == 15.0
+    config = parse_config(base | {"usage": {"period": "30s", "maxSamples": 100,
+                                            "maxWorkloads": 5}}, source="c")
+    assert (config.usage.period_ms, config.usage.max_samples, config.usage.max_series) == (
+        30_000, 100, 5)
+    assert not parse_config(base | {"usage": {"period": 0}}, source="c").usage.enabled
+
+
+@pytest.mark.parametrize(("usage", "problem"), [
+    ({"period": "500ms"}, "use 1s to 1h, or 0"),
+    ({"period": "soon"}, "usage is not valid"),
+    ({"maxSamples": 0}, "maxSamples must be 1 to 100000"),
+    ({"maxSamples": "many"}, "usage.maxSamples must be a whole number"),
+    ({"every": "15s"}, "usage must be a mapping with period"),
+    ("15s", "usage must be a mapping with period"),
+])
+def test_usage_mistakes_name_the_key(usage: Any, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        parse_config({"trackedObjects": {"v1.Pod": {}}, "usage": usage}, source="c")
+
+
+def test_hpas_are_tracked_by_default() -> None:
+    config = load_config(None)
+    assert config.kind("autoscaling/v2.HorizontalPodAutoscaler") is not None

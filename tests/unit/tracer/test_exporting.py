@@ -8,10 +8,13 @@ from typing import Any
 import pytest
 
 from simkube.trace import NativeReader, PodLifecycle, StateRecord, TraceEvent
+from simkube.trace.model.usage import RecordedUsage
+from simkube.tracer.config import UsageSettings
 from simkube.tracer.export_filters import ExportFilters
 from simkube.tracer.exporting import Export
 from simkube.tracer.segments import RunFact
 from simkube.tracer.store import Store
+from simkube.tracer.usage import UsageBook
 from tests.unit.tracer.conftest import HEADER, Clock, obj, ref
 
 pytestmark = pytest.mark.unit
@@ -132,3 +135,24 @@ def test_empty_windows(open_store: OpenStore) -> None:
     events, lifecycles, chunks = export(store)
     assert (events, lifecycles) == ([], [])
     assert chunks[-1].last
+
+
+def test_usage_of_exported_workloads_is_written_from_the_first_event(
+        open_store: OpenStore, clock: Clock) -> None:
+    store = open_store()
+    store.apply(ref(DEPLOY, "a"), obj(DEPLOY, "a"))
+    clock.tick()
+    store.apply(ref(DEPLOY, "b"), obj(DEPLOY, "b"))
+    book = UsageBook(UsageSettings())
+    for second in (-1, 0, 1, 2):  # before the first event, at it, at the last one, after
+        book.record(T0 + 1000 * second, {ref(DEPLOY, "a"): (2, 500, 1000),
+                                         ref(DEPLOY, "gone"): (1, 1, 1)})
+    with store.snapshot() as views:
+        data = b"".join(chunk.data for chunk in Export(
+            directory=store.directory, views=views, start_ms=0, end_ms=T0 + 10**9,
+            filters=ExportFilters(), header=HEADER, chunk_bytes=2**20, usage=book).chunks())
+    (usage,) = [item for item in NativeReader(io.BytesIO(data)) if isinstance(item,
+                                                                            RecordedUsage)]
+    checked = usage.checked()
+    assert (checked.kind, checked.workload) == (DEPLOY, "ns/a")  # "gone" was not exported
+    assert [s.t_ms for s in checked.samples] == [0, 1000]
