@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from simkube.driver.hpa_targets import HpaTargets
 from simkube.trace import KubeObject, PodLifecycle, TraceFormatError, TraceSource
 from simkube.trace.model.usage import WorkloadUsage
 
@@ -60,9 +61,17 @@ def is_hpa(obj: KubeObject) -> bool:
 def replay_events(source: TraceSource, *, start_ms: int, duration_ms: int | None,
                   remove_hpas: bool = False) -> Iterator[ReplayEvent]:
     """The events to replay, decoded, in order, the initial state first (at offset 0);
-    ``remove_hpas`` leaves the trace's HPAs out (workloads keep their recorded replicas)."""
-    def kept(objects: list[KubeObject]) -> list[KubeObject]:
-        return [obj for obj in objects if not is_hpa(obj)] if remove_hpas else objects
+    ``remove_hpas`` leaves the trace's HPAs out (workloads keep their recorded replicas);
+    otherwise the HPAs' targets lose their recorded replicas after creation (hpa_targets)."""
+    targets = None if remove_hpas else HpaTargets()
+
+    def kept(objects: list[KubeObject], *, applied: bool = True) -> list[KubeObject]:
+        if targets is None:
+            return [obj for obj in objects if not is_hpa(obj)]
+        if not applied:
+            return objects
+        targets.note(objects)
+        return [targets.strip(obj) for obj in objects]
 
     initial = kept(list(source.initial_state()))
     if initial:
@@ -72,7 +81,7 @@ def replay_events(source: TraceSource, *, start_ms: int, duration_ms: int | None
         if duration_ms is not None and offset >= duration_ms:
             return
         yield ReplayEvent(offset_ms=offset, applied=kept(event.applied),
-                          deleted=kept(event.deleted))
+                          deleted=kept(event.deleted, applied=False))
 
 
 def scan_trace(source: TraceSource, *, duration_ms: int | None) -> TraceScan:
