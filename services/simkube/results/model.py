@@ -142,6 +142,9 @@ class RunSummary:
     disruptions: Mapping[str, int] = field(default_factory=dict)
     instance_types: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     node_pools: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    # Per HPA (namespace/name without the run's prefix): scale events, desired replicas'
+    # peak/min/final, mean desired and current replicas (results/hpas.py). {} before.
+    hpas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     schema: int = SCHEMA
 
 
