@@ -20,6 +20,7 @@ BENCHMARKS = [
     "autoscaler",
     "autoscaler_study",
     "fidelity",
+    "fidelity_hpa",
     "scaleup_chain",
     "sweep_throughput",
 ]
