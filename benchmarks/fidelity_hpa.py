@@ -173,8 +173,7 @@ def run() -> Iterator[dict[str, Any]]:
     _log(f"fidelity_hpa: trace, truth and results in {work}")
     started = time.monotonic()
     try:
-        skctl("env", "up", "--name", env, "--services", "--metrics-server", "--nodes", "3",
-              show=True)
+        skctl("env", "up", "--name", env, "--services", "--metrics-server", show=True)
         truth = _truth(env, work, duration_s)
         summary = _one(load_run(truth).summary.hpas)
         yield {"figure": "fidelity_hpa.truth", "minutes": minutes, "timers": list(TIMERS),

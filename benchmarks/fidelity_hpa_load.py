@@ -15,6 +15,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from benchmarks.fidelity_workload import PLACEMENT
 from simkube.core.kubeapi import (
     CLUSTER_RESOURCE_USAGES,
     PODS,
@@ -57,7 +58,7 @@ def manifests() -> list[tuple[str, dict[str, Any]]]:
         "metadata": {"name": NAME, "namespace": NAMESPACE, "labels": labels},
         "spec": {"replicas": 1, "selector": {"matchLabels": labels},
                  "template": {"metadata": {"labels": labels},
-                              "spec": {"containers": [container]}}}}
+                              "spec": {"containers": [container], **PLACEMENT}}}}
     hpa = {
         "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
         "metadata": {"name": NAME, "namespace": NAMESPACE},

@@ -18,25 +18,16 @@ from __future__ import annotations
 import csv
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from simkube.results.files import AppendFile
 from simkube.results.karpenter_scaling import At
-from simkube.results.model import ResultsError
+from simkube.results.model import HpaRow, ResultsError
 
 HPAS = "hpas.csv"
 COLUMNS = ("wall_s", "trace_s", "hpa", "desired", "current")
-
-
-@dataclass(frozen=True, kw_only=True)
-class HpaRow:
-    wall_s: float
-    trace_s: float
-    hpa: str  # namespace (without the run's prefix) / name
-    desired: int
-    current: int
+__all__ = ["COLUMNS", "HPAS", "HpaRow", "HpaTracker", "read", "scale_events", "summaries"]
 
 
 def scale_events(desired: Sequence[int]) -> tuple[int, int]:

@@ -149,12 +149,24 @@ class RunSummary:
 
 
 @dataclass(frozen=True, kw_only=True)
+class HpaRow:
+    """A change of one HPA's status (results/hpas.py)."""
+
+    wall_s: float
+    trace_s: float
+    hpa: str  # namespace (without the run's prefix) / name
+    desired: int
+    current: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class RunResults:
     run_dir: Path
     timeline: tuple[TimelineRow, ...]
     pods: tuple[PodRow, ...]
     scaling: tuple[ScalingRow, ...]
     summary: RunSummary
+    hpas: tuple[HpaRow, ...] = ()  # hpas.csv; empty for runs without HPAs or before it
 
     @property
     def groups(self) -> tuple[str, ...]:
