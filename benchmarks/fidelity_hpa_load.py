@@ -36,6 +36,7 @@ MEMORY_PER_POD = 64 * 1024 * 1024
 # (fraction of the run, fraction of the way from LOW to PEAK): linear between the points
 SHAPE = ((0.0, 0.0), (0.1, 0.0), (0.35, 1.0), (0.55, 1.0), (0.8, 0.0), (1.0, 0.0))
 TICK_S = 2.0
+END_MARK_S = 5.0  # the end marker's lead on the window's end
 
 
 def load_at(t_s: float, *, duration_s: float) -> int:
@@ -92,7 +93,11 @@ async def drive(kube: KubeClient, *, duration_s: float, started: float,
     """Every ``TICK_S``: L(t) over the running pods into the ClusterResourceUsage."""
     loop = asyncio.get_running_loop()
     last: tuple[int, int] | None = None
+    marked = False
     while (t := loop.time() - started) < duration_s:
+        if not marked and t >= duration_s - END_MARK_S:
+            await mark_end(kube)
+            marked = True
         listed = await kube.request("GET", PODS.path(namespace=NAMESPACE))
         pods = [p for p in listed.get("items", []) if not p["metadata"].get("deletionTimestamp")]
         running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"]
@@ -105,6 +110,17 @@ async def drive(kube: KubeClient, *, duration_s: float, started: float,
             on_tick(t, load, len(running))
             last = (load, len(running))
         await asyncio.sleep(TICK_S)
+
+
+async def mark_end(kube: KubeClient) -> None:
+    """An event just before the window ends: a trace lasts from its first event to its last,
+    and its usage is exported for that span only, so without it the load's fall (when
+    nothing else changes) would be cut from the trace."""
+    await apply(kube, manifests()[0][0], {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": NAME, "namespace": NAMESPACE,
+                     "annotations": {"benchmark.simkube.dev/phase": "end"}}},
+        field_manager=f"{FIELD_MANAGER}-end")
 
 
 async def tear_down(kube: KubeClient) -> None:
