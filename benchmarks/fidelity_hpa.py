@@ -204,8 +204,9 @@ def run() -> Iterator[dict[str, Any]]:
 def _what_if(env: str, work: Path, *, speed: float, duration_s: float,
              baseline: Path | None) -> Iterator[dict[str, Any]]:
     edited = work / f"target-{WHAT_IF_TARGET}.trace"
-    skctl("trace", "edit", str(work / "truth.trace"), "--hpa", f"{load.NAMESPACE}/{load.NAME}",
-          "--hpa-cpu-target", str(WHAT_IF_TARGET), "-o", str(edited), show=True)
+    skctl("trace", "edit", str(work / "truth.trace"), str(edited),
+          "--hpa", f"{load.NAMESPACE}/{load.NAME}", "--hpa-cpu-target", str(WHAT_IF_TARGET),
+          show=True)
     name = f"hpa-target{WHAT_IF_TARGET}-x" + f"{speed:g}".replace(".", "-")
     try:
         run_dir = _run(env, name=name, trace=edited, speed=speed, duration_s=duration_s)
