@@ -38,7 +38,7 @@ from simkube.core.logs import configure_logging
 from simkube.core.simtime import REAL_TIME
 from simkube.env import retiming
 from simkube.report import step_difference
-from simkube.results import Recorder, hpas, load_run
+from simkube.results import Recorder, hpas
 from simkube.simulation.timers import timer_sections, timer_settings
 
 # A 60 s downscale stabilization (production: 300 s) lets a 7-minute truth scale down as well
@@ -131,8 +131,8 @@ def compare(truth: Path, replay: Path, *, end_s: float) -> dict[str, Any]:
                                      column=column)
         figures[f"{column}_difference_pct"] = round(difference.relative * 100, 1)
         figures[f"{column}_max_abs"] = difference.max_abs
-    truth_hpa = _one(load_run(truth).summary.hpas)
-    replay_hpa = _one(load_run(replay).summary.hpas)
+    truth_hpa = _summary(truth, end_s=end_s)
+    replay_hpa = _summary(replay, end_s=end_s)
     figures.update({"truth_scale_events": truth_hpa["scale_events"],
                     "replay_scale_events": replay_hpa["scale_events"],
                     "truth_mean_replicas": truth_hpa["mean_desired"],
@@ -142,6 +142,11 @@ def compare(truth: Path, replay: Path, *, end_s: float) -> dict[str, Any]:
     figures["within"] = (figures["desired_difference_pct"] <= 10.0
                          and figures["truth_scale_events"] == figures["replay_scale_events"])
     return figures
+
+
+def _summary(run_dir: Path, *, end_s: float) -> dict[str, Any]:
+    """The HPA's figures from the run's hpas.csv, over trace time up to ``end_s``."""
+    return _one(hpas.summaries(hpas.read(run_dir / hpas.HPAS), end_trace_s=end_s))
 
 
 def _one(summaries: Any) -> dict[str, Any]:
@@ -175,7 +180,7 @@ def run() -> Iterator[dict[str, Any]]:
     try:
         skctl("env", "up", "--name", env, "--services", "--metrics-server", show=True)
         truth = _truth(env, work, duration_s)
-        summary = _one(load_run(truth).summary.hpas)
+        summary = _summary(truth, end_s=duration_s)
         yield {"figure": "fidelity_hpa.truth", "minutes": minutes, "timers": list(TIMERS),
                **summary, "results": str(truth), "trace": str(work / "truth.trace")}
         replays: dict[float, Path] = {}
@@ -213,11 +218,11 @@ def _what_if(env: str, work: Path, *, speed: float, duration_s: float,
     except ReplayError as exc:
         yield {"figure": "fidelity_hpa.what_if", "ran": False, "reason": str(exc)}
         return
-    edited_hpa = _one(load_run(run_dir).summary.hpas)
+    edited_hpa = _summary(run_dir, end_s=duration_s)
     figure: dict[str, Any] = {"figure": "fidelity_hpa.what_if", "target_percent": WHAT_IF_TARGET,
                               "speed": speed, **edited_hpa, "results": str(run_dir)}
     if baseline is not None:
-        base = _one(load_run(baseline).summary.hpas)
+        base = _summary(baseline, end_s=duration_s)
         figure["baseline_mean_replicas"] = base["mean_desired"]
         figure["baseline_peak"] = base["peak_desired"]
         out = work / "compare"

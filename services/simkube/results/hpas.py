@@ -6,8 +6,10 @@ a row of ``hpas.csv`` (``wall_s, trace_s, hpa, desired, current``), stamped like
 An HPA is named without the run's namespace prefix (``shop/web``), so a truth and its
 replays, or two replays, name it alike.
 
-A scale event is a change of ``desiredReplicas`` between two values the controller computed:
-the status a new HPA starts with (no ``desiredReplicas`` yet, or 0) is not one. The summary
+A scale event is a rescale of the target: a change of ``desiredReplicas`` between two values
+the controller computed, or its first computed value when it differs from the replicas the
+target had then; the status a new HPA starts with (no ``desiredReplicas`` yet, or 0) is not
+one. The summary
 gives per HPA the number of scale-ups and -downs, the peak, minimum and final desired
 replicas and the time-weighted mean of desired and current replicas over trace time (the
 area under the curve divided by its span, the figure a what-if compares).
@@ -30,12 +32,17 @@ COLUMNS = ("wall_s", "trace_s", "hpa", "desired", "current")
 __all__ = ["COLUMNS", "HPAS", "HpaRow", "HpaTracker", "read", "scale_events", "summaries"]
 
 
-def scale_events(desired: Sequence[int]) -> tuple[int, int]:
-    """(scale-ups, scale-downs) in a sequence of observed ``desiredReplicas`` values; zeros
-    (an HPA that has not computed anything yet) are not decisions."""
-    decided = [value for value in desired if value > 0]
-    pairs = list(itertools.pairwise(decided))
-    return (sum(1 for a, b in pairs if b > a), sum(1 for a, b in pairs if b < a))
+def scale_events(decisions: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """(scale-ups, scale-downs) in observed (desiredReplicas, currentReplicas) pairs: each
+    change of the desired count, and the first decision when it differs from the replicas
+    the target had (the HPA rescaled it). Zeros (nothing computed yet) are not decisions."""
+    decided = [(desired, current) for desired, current in decisions if desired > 0]
+    if not decided:
+        return 0, 0
+    first_desired, first_current = decided[0]
+    steps = [(first_current, first_desired)] if first_current > 0 else []
+    steps += [(a[0], b[0]) for a, b in itertools.pairwise(decided)]
+    return (sum(1 for a, b in steps if b > a), sum(1 for a, b in steps if b < a))
 
 
 def _mean(times: Sequence[float], values: Sequence[int], end_s: float) -> float:
@@ -56,7 +63,7 @@ def summaries(rows: Iterable[HpaRow], *, end_trace_s: float | None = None) -> di
     result: dict[str, Any] = {}
     for hpa in sorted(by_hpa):
         own = [row for row in by_hpa[hpa] if row.desired > 0] or by_hpa[hpa]
-        ups, downs = scale_events([row.desired for row in own])
+        ups, downs = scale_events([(row.desired, row.current) for row in own])
         end = max(end_trace_s if end_trace_s is not None else own[-1].trace_s, own[-1].trace_s)
         times = [row.trace_s for row in own]
         result[hpa] = {

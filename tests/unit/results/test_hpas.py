@@ -17,9 +17,16 @@ def _hpa(desired: int | None, current: int | None, *, namespace: str = "sim-shop
 
 
 def test_scale_events_count_changes_of_computed_values_only() -> None:
-    assert scale_events([0, 1, 1, 3, 5, 5, 2, 1]) == (2, 2)
-    assert scale_events([0, 0]) == (0, 0)
-    assert scale_events([2]) == (0, 0)
+    pairs = [(d, 1) for d in (0, 1, 1, 3, 5, 5, 2, 1)]
+    assert scale_events(pairs) == (2, 2)
+    assert scale_events([(0, 0), (0, 1)]) == (0, 0)
+    assert scale_events([(2, 2)]) == (0, 0)
+
+
+def test_a_first_decision_away_from_the_current_replicas_is_a_rescale() -> None:
+    assert scale_events([(0, 1), (2, 1), (2, 2), (4, 2)]) == (2, 0)
+    assert scale_events([(1, 3), (1, 1)]) == (0, 1)
+    assert scale_events([(3, 0), (4, 3)]) == (1, 0)  # current unknown: no first event
 
 
 def test_the_tracker_writes_a_row_per_change_named_without_the_prefix() -> None:
