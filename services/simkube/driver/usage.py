@@ -54,7 +54,19 @@ class WorkloadState:
     sample: UsageSample | None = None
     written: tuple[Any, ...] | None = None
 
+    def see(self, pod: dict[str, Any], *, deleted: bool) -> None:
+        """One event of one of its pods: gone (deleted, deleting, ended) or present."""
+        metadata = pod.get("metadata") or {}
+        name = str(metadata.get("name", ""))
+        phase = (pod.get("status") or {}).get("phase")
+        if deleted or metadata.get("deletionTimestamp") or phase in ENDED_PHASES:
+            self.pods.pop(name, None)
+            return
+        self.containers = max(1, len((pod.get("spec") or {}).get("containers") or []))
+        self.pods[name] = phase == "Running"
+
     def wanted(self) -> tuple[Any, ...] | None:
+        """(its pods, their share) as its object should say now; None: nothing to say yet."""
         running = sum(self.pods.values())
         if self.sample is None or running == 0:
             return None
@@ -155,14 +167,7 @@ class UsagePlayer:
 
     def see(self, pod: dict[str, Any], *, deleted: bool) -> None:
         """Track one pod event of the simulation."""
-        metadata = pod.get("metadata") or {}
-        state = self._states.get((metadata.get("annotations") or {}).get(USAGE_WORKLOAD, ""))
-        if state is None:
-            return
-        name = str(metadata.get("name", ""))
-        phase = (pod.get("status") or {}).get("phase")
-        if deleted or metadata.get("deletionTimestamp") or phase in ENDED_PHASES:
-            state.pods.pop(name, None)
-            return
-        state.containers = max(1, len((pod.get("spec") or {}).get("containers") or []))
-        state.pods[name] = phase == "Running"
+        annotations = (pod.get("metadata") or {}).get("annotations") or {}
+        state = self._states.get(annotations.get(USAGE_WORKLOAD, ""))
+        if state is not None:
+            state.see(pod, deleted=deleted)

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from simkube.driver.names import FAKE_NODE_KEY, LIFECYCLE_OWNER, SIMULATION_LABEL
+from simkube.driver.names import FAKE_NODE_KEY, LIFECYCLE_OWNER, SIMULATION_LABEL, USAGE_WORKLOAD
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.trace import ObjectRef, TraceHeader
@@ -150,3 +150,24 @@ def test_null_maps_are_filled_and_other_shapes_refused() -> None:
     with pytest.raises(FieldTypeError, match=r"v1\.ConfigMap t/c: metadata\.labels is a "
                        "list, not a map"):
         rewriter.rewrite(broken, namespaced=True)
+
+
+def test_templates_of_workloads_with_usage_name_their_workload() -> None:
+    key = "apps/v1.Deployment shop/web"
+    rewriter = _rewriter(usage_workloads=frozenset({key}))
+    result = rewriter.rewrite(_deployment(), namespaced=True)
+    annotations = result["spec"]["template"]["metadata"]["annotations"]
+    assert annotations[USAGE_WORKLOAD] == key
+    assert USAGE_WORKLOAD not in (result["metadata"].get("annotations") or {})
+    plain = _rewriter().rewrite(_deployment(), namespaced=True)
+    assert USAGE_WORKLOAD not in (plain["spec"]["template"]["metadata"].get("annotations")
+                                  or {})
+
+
+def test_a_bare_pod_with_usage_is_marked_itself() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "solo",
+                                                          "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    rewriter = _rewriter(usage_workloads=frozenset({"v1.Pod default/solo"}))
+    result = rewriter.rewrite(pod, namespaced=True)
+    assert result["metadata"]["annotations"][USAGE_WORKLOAD] == "v1.Pod default/solo"
