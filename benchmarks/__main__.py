@@ -22,6 +22,7 @@ BENCHMARKS = [
     "fidelity",
     "scaleup_chain",
     "sweep_throughput",
+    "usage_replay",
 ]
 
 

@@ -70,6 +70,7 @@ class Simulation:
         self._started_at: float | None = None
         self._ended_at: float | None = None
         self._hold_expiry: asyncio.TimerHandle | None = None
+        self.usage: UsagePlayer | None = None  # while recorded usage plays (its write count)
 
     # -- observing ---------------------------------------------------------------------
 
@@ -201,6 +202,7 @@ class Simulation:
             owner=root.owner_reference())
         if not await player.supported():
             return None
+        self.usage = player
         helpers.append(asyncio.create_task(player.run()))
         async with asyncio.timeout(WATCH_READY_TIMEOUT):
             await player.ready.wait()
