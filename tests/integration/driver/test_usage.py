@@ -71,8 +71,8 @@ async def _cpu_values(kube: KubeClient, simulation: str) -> tuple[list[str], str
 
 async def test_recorded_usage_reaches_kwok_and_metrics_server(metrics_env: SimEnv,
                                                                tmp_path: Path) -> None:
-    path = tmp_path / "usage.sktrace"
-    write_trace(path, _trace())
+    path = tmp_path / "usage.trace"  # native: SimKube's formats hold no usage
+    write_trace(_trace(), path)
     kube = await KubeClient.connect(kubeconfig=Path(metrics_env.kubeconfig))
     prefix = unique("u")
     try:
