@@ -154,7 +154,7 @@ class Simulation:
         player: UsagePlayer | None = None
         try:
             if self.scan.usage:
-                player = await self._usage_player(root, rewriter, helpers)
+                player = await self._usage_player(root, rewriter)
             if self._plan.owners:
                 helpers.append(asyncio.create_task(timer.run()))
                 async with asyncio.timeout(WATCH_READY_TIMEOUT):
@@ -162,6 +162,8 @@ class Simulation:
             self._set_state(SimulationState.RUNNING)
             self._started_at = time.monotonic()
             self.clock.start()
+            if player is not None:  # its samples are due on the clock, which runs now
+                helpers.append(asyncio.create_task(player.run()))
             await Replayer(source=self.source, scan=self.scan, clock=self.clock,
                            applier=applier, progress=self.progress,
                            changed=self._notify).run()
@@ -190,10 +192,9 @@ class Simulation:
             with contextlib.suppress(SimkubeError):  # recorded in the message
                 await self._clean_up()
 
-    async def _usage_player(self, root: RootRef, rewriter: Rewriter,
-                            helpers: list[asyncio.Task[None]]) -> UsagePlayer | None:
-        """The recorded usage's player, running, or None when the environment has no usage
-        emulation (a warning says so)."""
+    async def _usage_player(self, root: RootRef, rewriter: Rewriter) -> UsagePlayer | None:
+        """The recorded usage's player, or None when the environment has no usage emulation
+        (a warning says so)."""
         usage = self.scan.usage
         player = UsagePlayer(
             kube=self._kube, simulation=self.name, clock=self.clock, series=usage,
@@ -203,9 +204,6 @@ class Simulation:
         if not await player.supported():
             return None
         self.usage = player
-        helpers.append(asyncio.create_task(player.run()))
-        async with asyncio.timeout(WATCH_READY_TIMEOUT):
-            await player.ready.wait()
         return player
 
     def _pod_timed(self, assignment: Assignment) -> None:

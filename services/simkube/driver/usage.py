@@ -88,7 +88,6 @@ class UsagePlayer:
             series=s, key=workload_key(s), namespace=namespace_of[s.namespace],
             name=object_name(simulation=simulation, key=workload_key(s))) for s in series}
         self.writes = 0  # objects written, for the benchmark and the final log line
-        self.ready = asyncio.Event()  # the first pod list is done
 
     async def supported(self) -> bool:
         """Whether the environment emulates usage (KWOK's CRD is served)."""
@@ -105,8 +104,14 @@ class UsagePlayer:
         return True
 
     async def run(self) -> None:
-        """Watch pods, play samples and flush until cancelled."""
-        await asyncio.gather(self._watch(), self._play(), self._flush_loop())
+        """Watch pods, play samples and flush until cancelled (start it once the replay
+        clock has started). A crash is logged: the replay goes on without usage."""
+        try:
+            await asyncio.gather(self._watch(), self._play(), self._flush_loop())
+        except Exception as exc:
+            log.error("usage replay stopped", simulation=self._simulation,  # noqa: TRY400
+                      error=repr(exc))
+            raise
 
     async def close(self) -> None:
         """Delete this simulation's usage objects."""
@@ -155,7 +160,6 @@ class UsagePlayer:
                 listing = await self._kube.request("GET", PODS.path(), query=query)
                 for pod in listing.get("items") or []:
                     self.see(pod, deleted=False)
-                self.ready.set()
                 cursor = Cursor(str(listing.get("metadata", {}).get("resourceVersion", "")))
                 while True:
                     async for kind, pod in watch_from(self._kube, PODS.path(), cursor,
