@@ -8,8 +8,8 @@ Three loops share one state per workload with recorded usage:
   the speed apply as to events): the workload's load L(t) is the latest sample at or before
   t (step-hold, as recorded: the tracer sampled what metrics-server then served);
 - a flush every ``FLUSH_S`` of wall time writes each changed workload's object once
-  (``usage_objects``), so a burst of pods starting, or a sample and a replica change
-  together, cost one write.
+  (``usage_objects``), the workloads' writes side by side, so a burst of pods starting, or
+  a sample and a replica change together, cost one write.
 The objects are deleted when the replay ends (and are owned by the SimulationRoot too, so
 deleting it removes any left behind). An environment without KWOK's usage CRD (started
 without ``--metrics-server``) gets a warning and no usage.
@@ -135,23 +135,27 @@ class UsagePlayer:
             await self.flush()
 
     async def flush(self) -> None:
-        """Write every workload whose object differs from what it should be now."""
-        for state in self._states.values():
-            wanted = state.wanted()
-            if wanted is None or wanted == state.written:
-                continue
-            pods, pod_share = wanted
-            body = usage_object(name=state.name, simulation=self._simulation, key=state.key,
-                                namespace=state.namespace, pods=list(pods),
-                                pod_share=pod_share, owner=self._owner)
-            try:
-                await apply(self._kube, CLUSTER_RESOURCE_USAGES.path(name=state.name), body,
-                            field_manager=FIELD_MANAGER)
-            except ApiError as exc:  # tried again at the next flush
-                log.warning("usage not written", workload=state.key, error=str(exc))
-                continue
-            state.written = wanted
-            self.writes += 1
+        """Write every workload whose object differs from what it should be now, the
+        workloads side by side (one apply each)."""
+        await asyncio.gather(*(self._write(state) for state in self._states.values()
+                               if state.wanted() not in (None, state.written)))
+
+    async def _write(self, state: WorkloadState) -> None:
+        wanted = state.wanted()
+        if wanted is None:
+            return
+        pods, pod_share = wanted
+        body = usage_object(name=state.name, simulation=self._simulation, key=state.key,
+                            namespace=state.namespace, pods=list(pods), pod_share=pod_share,
+                            owner=self._owner)
+        try:
+            await apply(self._kube, CLUSTER_RESOURCE_USAGES.path(name=state.name), body,
+                        field_manager=FIELD_MANAGER)
+        except ApiError as exc:  # tried again at the next flush
+            log.warning("usage not written", workload=state.key, error=str(exc))
+            return
+        state.written = wanted
+        self.writes += 1
 
     async def _watch(self) -> None:
         query = {"labelSelector": self._selector}
