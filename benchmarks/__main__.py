@@ -23,6 +23,7 @@ BENCHMARKS = [
     "fidelity_hpa",
     "scaleup_chain",
     "sweep_throughput",
+    "usage_replay",
 ]
 
 

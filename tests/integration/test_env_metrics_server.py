@@ -114,8 +114,10 @@ async def _scenario(kubeconfig: str) -> None:
         hpa = await kube.request("GET", HORIZONTAL_POD_AUTOSCALERS.path(namespace=NS,
                                                                         name="web"))
         assert hpa["status"]["desiredReplicas"] == 4
-        pods = await kube.request("GET", PODS.path(namespace=NS))
-        assert len(pods["items"]) == 4
+
+        async def four_pods() -> bool:  # the ReplicaSet follows the Deployment
+            return len((await kube.request("GET", PODS.path(namespace=NS)))["items"]) == 4
+        assert await poll(four_pods, timeout=30, interval=0.5)
     finally:
         await kube.close()
 

@@ -71,6 +71,7 @@ class Simulation:
         self._started_at: float | None = None
         self._ended_at: float | None = None
         self._hold_expiry: asyncio.TimerHandle | None = None
+        self.usage: UsagePlayer | None = None  # while recorded usage plays (its write count)
 
     # -- observing ---------------------------------------------------------------------
 
@@ -157,7 +158,7 @@ class Simulation:
         player: UsagePlayer | None = None
         try:
             if self.scan.usage:
-                player = await self._usage_player(root, rewriter, helpers)
+                player = await self._usage_player(root, rewriter)
             if self._plan.owners:
                 helpers.append(asyncio.create_task(timer.run()))
                 async with asyncio.timeout(WATCH_READY_TIMEOUT):
@@ -165,6 +166,8 @@ class Simulation:
             self._set_state(SimulationState.RUNNING)
             self._started_at = time.monotonic()
             self.clock.start()
+            if player is not None:  # its samples are due on the clock, which runs now
+                helpers.append(asyncio.create_task(player.run()))
             await Replayer(source=self.source, scan=self.scan, clock=self.clock,
                            applier=applier, progress=self.progress,
                            changed=self._notify, remove_hpas=self.options.remove_hpas).run()
@@ -200,10 +203,9 @@ class Simulation:
                     code=failure.code, reason=failure.reason, message=failure.message)
         self._notify()
 
-    async def _usage_player(self, root: RootRef, rewriter: Rewriter,
-                            helpers: list[asyncio.Task[None]]) -> UsagePlayer | None:
-        """The recorded usage's player, running, or None when the environment has no usage
-        emulation (a warning says so)."""
+    async def _usage_player(self, root: RootRef, rewriter: Rewriter) -> UsagePlayer | None:
+        """The recorded usage's player, or None when the environment has no usage emulation
+        (a warning says so)."""
         usage = self.scan.usage
         player = UsagePlayer(
             kube=self._kube, simulation=self.name, clock=self.clock, series=usage,
@@ -212,9 +214,7 @@ class Simulation:
             owner=root.owner_reference())
         if not await player.supported():
             return None
-        helpers.append(asyncio.create_task(player.run()))
-        async with asyncio.timeout(WATCH_READY_TIMEOUT):
-            await player.ready.wait()
+        self.usage = player
         return player
 
     def _pod_timed(self, assignment: Assignment) -> None:

@@ -8,8 +8,8 @@ Three loops share one state per workload with recorded usage:
   the speed apply as to events): the workload's load L(t) is the latest sample at or before
   t (step-hold, as recorded: the tracer sampled what metrics-server then served);
 - a flush every ``FLUSH_S`` of wall time writes each changed workload's object once
-  (``usage_objects``), so a burst of pods starting, or a sample and a replica change
-  together, cost one write.
+  (``usage_objects``), the workloads' writes side by side, so a burst of pods starting, or
+  a sample and a replica change together, cost one write.
 The objects are deleted when the replay ends (and are owned by the SimulationRoot too, so
 deleting it removes any left behind). An environment without KWOK's usage CRD (started
 without ``--metrics-server``) gets a warning and no usage.
@@ -54,7 +54,19 @@ class WorkloadState:
     sample: UsageSample | None = None
     written: tuple[Any, ...] | None = None
 
+    def see(self, pod: dict[str, Any], *, deleted: bool) -> None:
+        """One event of one of its pods: gone (deleted, deleting, ended) or present."""
+        metadata = pod.get("metadata") or {}
+        name = str(metadata.get("name", ""))
+        phase = (pod.get("status") or {}).get("phase")
+        if deleted or metadata.get("deletionTimestamp") or phase in ENDED_PHASES:
+            self.pods.pop(name, None)
+            return
+        self.containers = max(1, len((pod.get("spec") or {}).get("containers") or []))
+        self.pods[name] = phase == "Running"
+
     def wanted(self) -> tuple[Any, ...] | None:
+        """(its pods, their share) as its object should say now; None: nothing to say yet."""
         running = sum(self.pods.values())
         if self.sample is None or running == 0:
             return None
@@ -76,7 +88,6 @@ class UsagePlayer:
             series=s, key=workload_key(s), namespace=namespace_of[s.namespace],
             name=object_name(simulation=simulation, key=workload_key(s))) for s in series}
         self.writes = 0  # objects written, for the benchmark and the final log line
-        self.ready = asyncio.Event()  # the first pod list is done
 
     async def supported(self) -> bool:
         """Whether the environment emulates usage (KWOK's CRD is served)."""
@@ -93,8 +104,14 @@ class UsagePlayer:
         return True
 
     async def run(self) -> None:
-        """Watch pods, play samples and flush until cancelled."""
-        await asyncio.gather(self._watch(), self._play(), self._flush_loop())
+        """Watch pods, play samples and flush until cancelled (start it once the replay
+        clock has started). A crash is logged: the replay goes on without usage."""
+        try:
+            await asyncio.gather(self._watch(), self._play(), self._flush_loop())
+        except Exception as exc:
+            log.error("usage replay stopped", simulation=self._simulation,  # noqa: TRY400
+                      error=repr(exc))
+            raise
 
     async def close(self) -> None:
         """Delete this simulation's usage objects."""
@@ -118,23 +135,27 @@ class UsagePlayer:
             await self.flush()
 
     async def flush(self) -> None:
-        """Write every workload whose object differs from what it should be now."""
-        for state in self._states.values():
-            wanted = state.wanted()
-            if wanted is None or wanted == state.written:
-                continue
-            pods, pod_share = wanted
-            body = usage_object(name=state.name, simulation=self._simulation, key=state.key,
-                                namespace=state.namespace, pods=list(pods),
-                                pod_share=pod_share, owner=self._owner)
-            try:
-                await apply(self._kube, CLUSTER_RESOURCE_USAGES.path(name=state.name), body,
-                            field_manager=FIELD_MANAGER)
-            except ApiError as exc:  # tried again at the next flush
-                log.warning("usage not written", workload=state.key, error=str(exc))
-                continue
-            state.written = wanted
-            self.writes += 1
+        """Write every workload whose object differs from what it should be now, the
+        workloads side by side (one apply each)."""
+        await asyncio.gather(*(self._write(state) for state in self._states.values()
+                               if state.wanted() not in (None, state.written)))
+
+    async def _write(self, state: WorkloadState) -> None:
+        wanted = state.wanted()
+        if wanted is None:
+            return
+        pods, pod_share = wanted
+        body = usage_object(name=state.name, simulation=self._simulation, key=state.key,
+                            namespace=state.namespace, pods=list(pods), pod_share=pod_share,
+                            owner=self._owner)
+        try:
+            await apply(self._kube, CLUSTER_RESOURCE_USAGES.path(name=state.name), body,
+                        field_manager=FIELD_MANAGER)
+        except ApiError as exc:  # tried again at the next flush
+            log.warning("usage not written", workload=state.key, error=str(exc))
+            return
+        state.written = wanted
+        self.writes += 1
 
     async def _watch(self) -> None:
         query = {"labelSelector": self._selector}
@@ -143,7 +164,6 @@ class UsagePlayer:
                 listing = await self._kube.request("GET", PODS.path(), query=query)
                 for pod in listing.get("items") or []:
                     self.see(pod, deleted=False)
-                self.ready.set()
                 cursor = Cursor(str(listing.get("metadata", {}).get("resourceVersion", "")))
                 while True:
                     async for kind, pod in watch_from(self._kube, PODS.path(), cursor,
@@ -155,14 +175,7 @@ class UsagePlayer:
 
     def see(self, pod: dict[str, Any], *, deleted: bool) -> None:
         """Track one pod event of the simulation."""
-        metadata = pod.get("metadata") or {}
-        state = self._states.get((metadata.get("annotations") or {}).get(USAGE_WORKLOAD, ""))
-        if state is None:
-            return
-        name = str(metadata.get("name", ""))
-        phase = (pod.get("status") or {}).get("phase")
-        if deleted or metadata.get("deletionTimestamp") or phase in ENDED_PHASES:
-            state.pods.pop(name, None)
-            return
-        state.containers = max(1, len((pod.get("spec") or {}).get("containers") or []))
-        state.pods[name] = phase == "Running"
+        annotations = (pod.get("metadata") or {}).get("annotations") or {}
+        state = self._states.get(annotations.get(USAGE_WORKLOAD, ""))
+        if state is not None:
+            state.see(pod, deleted=deleted)
