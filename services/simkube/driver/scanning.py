@@ -106,6 +106,7 @@ def scan_trace(source: TraceSource, *, duration_ms: int | None) -> TraceScan:
             namespaces.update(_namespaces(applied))
     if events == 0:
         raise TraceFormatError("the trace has no events to replay", source=source.name)
+    source.usage()  # recorded usage is checked too: a malformed series is refused up front
     start_ms = end_ms if start_ms is None else start_ms
     return TraceScan(start_ms=start_ms, end_ms=end_ms, events_total=events,
                      objects_total=objects, namespaces=frozenset(namespaces),

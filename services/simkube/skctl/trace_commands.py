@@ -83,7 +83,7 @@ def _summary_table(source: Path, summary: TraceSummary) -> Table:
 def _usage_line(summary: TraceSummary) -> str:
     usage = summary.usage
     if not usage.workloads:
-        return "-"
+        return "- (SimKube traces carry none)" if summary.format == "simkube-v2" else "-"
     periods = "/".join(f"{period / 1000:g}" for period in usage.periods_ms) or "?"
     span = ("" if usage.first_ms is None or usage.last_ms is None
             else f", {usage.first_ms / 1000:.1f}-{usage.last_ms / 1000:.1f} s into the trace")

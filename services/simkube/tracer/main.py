@@ -1,7 +1,8 @@
 """``sk-tracer``: the command that runs the tracer, with every flag checked before start-up.
 
-Flags override the config file (retention), and every bad value, a missing file or a store
-already in use ends with a one-line message and a non-zero exit code, never a traceback.
+Flags override the config file (retention, the usage period), and every bad value, a missing
+file or a store already in use ends with a one-line message and a non-zero exit code, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ log = get_logger(__name__)
 @click.option("--metrics-listen", help="Prometheus metrics HTTP address HOST:PORT.")
 @click.option("--retention-age", help="Drop data older than this (e.g. 7d; 0 keeps all).")
 @click.option("--retention-bytes", help="Keep the store below this size (e.g. 10GiB).")
+@click.option("--usage-period", metavar="DURATION",
+              help="Sample metrics.k8s.io PodMetrics this often (1s to 1h; 0: record no "
+                   "usage) [default: the config's usage.period, else 15s].")
 @click.option("--segment-bytes", default="64MiB", show_default=True,
               help="Roll to a new segment after this many bytes.")
 @click.option("--segment-age", default="1h", show_default=True,
@@ -50,8 +54,9 @@ log = get_logger(__name__)
 def cli(  # noqa: PLR0917  # click passes every option as a parameter
         kubeconfig: Path | None, config_path: Path | None, listen: str, store_dir: Path,
         metrics_listen: str | None, retention_age: str | None, retention_bytes: str | None,
-        segment_bytes: str, segment_age: str, tls_cert: Path | None, tls_key: Path | None,
-        tls_client_ca: Path | None, log_level: str, log_json: bool | None) -> None:
+        usage_period: str | None, segment_bytes: str, segment_age: str,
+        tls_cert: Path | None, tls_key: Path | None, tls_client_ca: Path | None,
+        log_level: str, log_json: bool | None) -> None:
     """Record a live cluster into a durable, bounded store; export traces over gRPC."""
     configure_logging(level=log_level, json_output=log_json)
     config = load_config(config_path)
@@ -62,6 +67,8 @@ def cli(  # noqa: PLR0917  # click passes every option as a parameter
                          if retention_age is not None else config.retention.max_age_seconds),
         max_bytes=(parse_size(retention_bytes, what="--retention-bytes")
                    if retention_bytes is not None else config.retention.max_bytes))
+    usage = config.usage if usage_period is None else replace(
+        config.usage, period_seconds=parse_duration(usage_period, what="--usage-period"))
     if (tls_cert is None) != (tls_key is None):
         raise ConfigError("--tls-cert and --tls-key go together")
     if tls_client_ca is not None and tls_cert is None:
@@ -71,8 +78,8 @@ def cli(  # noqa: PLR0917  # click passes every option as a parameter
     if tls is not None:
         tls.credentials()  # read the files now: a typo fails before anything starts
     options = TracerOptions(
-        config=replace(config, retention=retention), store=store_dir, kubeconfig=kubeconfig,
-        listen=listen,        metrics_listen=metrics_listen, tls=tls,
+        config=replace(config, retention=retention, usage=usage), store=store_dir,
+        kubeconfig=kubeconfig, listen=listen, metrics_listen=metrics_listen, tls=tls,
         segment_bytes=max(1, parse_size(segment_bytes, what="--segment-bytes")),
         segment_seconds=max(1.0, parse_duration(segment_age, what="--segment-age")))
     asyncio.run(_run(options))

@@ -49,6 +49,12 @@ def pod_usage(metrics: Any) -> tuple[int, int] | None:
     return int((cpu * 1000).to_integral_value()), int(memory.to_integral_value())
 
 
+def add_pod(totals: dict[ObjectRef, Totals], root: ObjectRef, usage: tuple[int, int]) -> None:
+    """Count one pod's CPU and memory into its workload's totals of this round."""
+    pods, cpu, memory = totals.get(root, (0, 0, 0))
+    totals[root] = (pods + 1, cpu + usage[0], memory + usage[1])
+
+
 def workload_root(pod: ObjectRef, ancestors: Ancestors,
                   tracked: Callable[[ObjectRef], bool]) -> ObjectRef | None:
     """The outermost tracked object of ``pod``'s chain (the pod itself counts), if any."""

@@ -27,7 +27,7 @@ from simkube.core.logs import get_logger
 from simkube.trace import ObjectRef
 from simkube.tracer.config import TracerConfig
 from simkube.tracer.owners import OwnerResolver
-from simkube.tracer.usage import Totals, UsageBook, pod_usage, workload_root
+from simkube.tracer.usage import Totals, UsageBook, add_pod, pod_usage, workload_root
 
 log = get_logger(__name__)
 METRICS_API = "metrics.k8s.io/v1beta1"
@@ -87,8 +87,7 @@ class UsageSampler:
             root = await self.root_of(namespace, name)
             if root is None:
                 continue
-            pods, cpu, memory = totals.get(root, (0, 0, 0))
-            totals[root] = (pods + 1, cpu + usage[0], memory + usage[1])
+            add_pod(totals, root, usage)
         self._book.record(now, totals)
         self.rounds += 1
 

@@ -7,7 +7,9 @@ import pytest
 from simkube.driver.scanning import replay_events, scan_trace
 from simkube.trace import PodLifecycle, PodRun, TraceEvent, TraceFormatError, open_trace
 from simkube.trace.model.source import InMemorySource, TraceFormat
+from simkube.trace.native.format import encode_header, envelope_of
 from tests.support.traces import START_MS, build_trace, config_map, write_native
+from tests.unit.trace.conftest import HEADER, crafted, web_usage
 
 pytestmark = pytest.mark.unit
 DATA = Path(__file__).resolve().parents[2] / "data" / "simkube"
@@ -109,3 +111,21 @@ def test_active_hpas_targets_replay_without_their_recorded_scalings() -> None:
     assert active[1].applied[0]["spec"] == {}
     removed = list(replay_events(source, start_ms=50, duration_ms=None, remove_hpas=True))
     assert removed[1].applied[0]["spec"] == {"replicas": 3}
+
+
+def test_malformed_usage_is_refused_by_the_scan_naming_the_field(tmp_path: Path) -> None:
+    records = [[1, encode_header(HEADER)],
+               [3, [[START_MS, [envelope_of(config_map("a"), where="t")], []]]],
+               [7, "apps/v1.Deployment", "app/web", 15_000, [[0, 1, -5, 1]]],
+               [6, 1, 0, 0, 1]]
+    path = tmp_path / "bad-usage.trace"
+    path.write_bytes(crafted(records, version=2))
+    with pytest.raises(TraceFormatError, match=r"usage of apps/v1.Deployment app/web, "
+                       r"samples\[0\].cpu_millicores: cpu_millicores is negative"):
+        scan_trace(open_trace(path), duration_ms=None)
+
+
+def test_a_trace_with_good_usage_scans() -> None:
+    source = _memory([TraceEvent(ts_ms=START_MS, applied=[config_map("a")])])
+    source.trace.usage = (web_usage(),)
+    assert scan_trace(source, duration_ms=None).events_total == 1

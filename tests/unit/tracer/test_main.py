@@ -18,6 +18,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(("args", "message"), [
     (["--store", "S", "--retention-age", "a week"], "--retention-age 'a week' is not a duration"),
     (["--store", "S", "--retention-bytes", "lots"], "--retention-bytes 'lots' is not a size"),
+    (["--store", "S", "--usage-period", "often"], "--usage-period 'often'"),
+    (["--store", "S", "--usage-period", "2h"], "usage.period is 7200 s; use 1s to 1h, or 0"),
     (["--store", "S", "--config", "missing.yaml"], "tracer config missing.yaml does not exist"),
     (["--store", "S", "--kubeconfig", "missing"], "--kubeconfig missing does not exist"),
     (["--store", "S", "--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),

@@ -6,7 +6,7 @@ import pytest
 
 from simkube.trace import ObjectRef
 from simkube.tracer.config import UsageSettings
-from simkube.tracer.usage import UsageBook, pod_usage, workload_root
+from simkube.tracer.usage import UsageBook, add_pod, pod_usage, workload_root
 
 pytestmark = pytest.mark.unit
 WEB = ObjectRef(api_version="apps/v1", kind="Deployment", namespace="shop", name="web")
@@ -55,3 +55,11 @@ def test_the_book_keeps_bounded_series_and_re_times_a_window() -> None:
         (500, 2, 300), (1500, 2, 400)]  # the ring kept the last three: 2 s, 3 s, 4 s
     assert book.window(origin_ms=0, end_ms=10**6, keep=lambda ref: ref != WEB) == []
     assert book.window(origin_ms=10**5, end_ms=10**6, keep=lambda ref: True) == []
+
+
+def test_a_round_sums_pods_per_workload() -> None:
+    totals: dict[ObjectRef, tuple[int, int, int]] = {}
+    for usage in ((250, 100), (750, 300)):
+        add_pod(totals, WEB, usage)
+    add_pod(totals, POD, (5, 1))
+    assert totals == {WEB: (2, 1000, 400), POD: (1, 5, 1)}

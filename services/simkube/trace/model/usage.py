@@ -37,7 +37,13 @@ class UsageSample:
     memory_bytes: int  # sum over those pods
 
     def __post_init__(self) -> None:
-        problem = sample_problem([self.t_ms, self.pods, self.cpu_millicores, self.memory_bytes])
+        # Inline (a day of a thousand workloads is millions of samples); explained on failure.
+        t_ms, pods, cpu, memory = self.t_ms, self.pods, self.cpu_millicores, self.memory_bytes
+        if (type(t_ms) is int and type(pods) is int and type(cpu) is int
+                and type(memory) is int and t_ms >= 0 and pods >= 1 and cpu >= 0
+                and memory >= 0):
+            return
+        problem = sample_problem([t_ms, pods, cpu, memory])
         if problem is not None:
             raise TraceFormatError(problem[1], where=f"usage sample {problem[0]}")
 
@@ -116,18 +122,19 @@ class RecordedUsage:
 
     def checked(self) -> WorkloadUsage:
         """The validated series, or a ``TraceFormatError`` naming its first problem."""
-        problems = self.problems()
-        if problems:
-            path, message = problems[0]
-            raise TraceFormatError(message, where=f"usage of {self.label}, {path}",
-                                   hint="`skctl trace validate` lists every problem")
         namespace, _, name = self.workload.rpartition("/")
-        return WorkloadUsage(kind=self.kind, namespace=namespace, name=name,
-                             period_ms=self.period_ms,
-                             samples=tuple(UsageSample(t_ms=row[0], pods=row[1],
-                                                       cpu_millicores=row[2],
-                                                       memory_bytes=row[3])
-                                           for row in self.rows))
+        try:
+            samples = tuple(UsageSample(t_ms=t_ms, pods=pods, cpu_millicores=cpu,
+                                        memory_bytes=memory)
+                            for t_ms, pods, cpu, memory in self.rows)
+            return WorkloadUsage(kind=self.kind, namespace=namespace, name=name,
+                                 period_ms=self.period_ms, samples=samples)
+        except (TraceFormatError, TypeError, ValueError):
+            pass  # something is wrong: say exactly what, from the values as written
+        problems = self.problems()
+        path, message = problems[0] if problems else ("", "the series is malformed")
+        raise TraceFormatError(message, where=f"usage of {self.label}, {path}",
+                               hint="`skctl trace validate` lists every problem")
 
 
 def sample_problem(row: Any) -> tuple[str, str] | None:

@@ -1,5 +1,8 @@
 """The what-if transforms of ``skctl trace edit``, and reading them from a YAML file.
 
+The pod-autoscaling steps (an HPA's target and bounds, the recorded load) live in
+``autoscaling_steps`` and are part of ``EditStep`` here.
+
 Each step is a small typed value; the YAML file is a list of one-key mappings applied in
 order, so ``[window, keep, scale-replicas]`` reads as what it does. Every mistake in the
 file is a ``ConfigError`` naming the step and field.
@@ -14,6 +17,12 @@ from typing import Any
 
 from simkube.core.errors import ConfigError
 from simkube.trace.model.selectors import Match, parse_selector
+from simkube.trace.tools.autoscaling_steps import DropUsage, HpaChange, ScaleLoad, hpa_name
+
+__all__ = ["DropUsage", "EditStep", "HpaChange", "NodeSelector", "ScaleLoad", "ScaleReplicas",
+           "ScaleResources", "Select", "TimePoint", "TimeStretch", "TimeWindow", "Tolerations",
+           "hpa_name", "match_from", "number", "parse_duration", "parse_time_point",
+           "toleration"]
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
@@ -87,64 +96,8 @@ class TimeStretch:
     factor: float  # 0.5: everything happens twice as fast; 2: half as fast
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HpaChange:
-    """Change one HorizontalPodAutoscaler (every recorded version of it): its CPU target
-    utilization (percent), minReplicas and maxReplicas; ``None`` leaves a field as recorded."""
-
-    namespace: str
-    name: str
-    cpu_utilization: int | None = None
-    min_replicas: int | None = None
-    max_replicas: int | None = None
-
-    def __post_init__(self) -> None:
-        what = f"the HPA change of {self.namespace}/{self.name}"
-        if (self.cpu_utilization, self.min_replicas, self.max_replicas) == (None, None, None):
-            raise ConfigError(f"{what} changes nothing: give a CPU target, min or max replicas")
-        for field_name, value in (("CPU target", self.cpu_utilization),
-                                  ("min replicas", self.min_replicas),
-                                  ("max replicas", self.max_replicas)):
-            if value is not None and (type(value) is not int or value < 1):
-                raise ConfigError(f"{what}: {field_name} must be a whole number of at least 1, "
-                                  f"not {value!r}")
-        if (self.min_replicas is not None and self.max_replicas is not None
-                and self.min_replicas > self.max_replicas):
-            raise ConfigError(f"{what}: min replicas {self.min_replicas} exceed max replicas "
-                              f"{self.max_replicas}")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ScaleLoad:
-    """Multiply the recorded usage of matching workloads by ``factor`` (CPU and memory)."""
-
-    factor: float
-    match: Match = field(default_factory=Match)
-
-    def __post_init__(self) -> None:
-        if isinstance(self.factor, bool) or not isinstance(self.factor, int | float) or not (
-                self.factor > 0 and self.factor != float("inf")):
-            raise ConfigError(f"the load factor must be a number greater than 0, not "
-                              f"{self.factor!r}")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DropUsage:
-    """Remove the recorded usage (e.g. to write a SimKube trace, which cannot hold it)."""
-
-    match: Match = field(default_factory=Match)
-
-
 EditStep = (TimeWindow | Select | ScaleReplicas | ScaleResources | NodeSelector | Tolerations
             | TimeStretch | HpaChange | ScaleLoad | DropUsage)
-
-
-def hpa_name(text: str, *, what: str) -> tuple[str, str]:
-    """``namespace/name`` of an HPA (HPAs are namespaced, so the namespace is required)."""
-    namespace, sep, name = str(text).partition("/")
-    if not sep or not namespace or not name or "/" in name:
-        raise ConfigError(f"{what}: {text!r} is not namespace/name, e.g. shop/web")
-    return namespace, name
 
 
 def parse_duration(text: str, *, what: str) -> int:
