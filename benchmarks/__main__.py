@@ -22,8 +22,10 @@ BENCHMARKS = [
     "autoscaler_loop",
     "autoscaler_study",
     "fidelity",
+    "fidelity_hpa",
     "scaleup_chain",
     "sweep_throughput",
+    "usage_replay",
 ]
 
 

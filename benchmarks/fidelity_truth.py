@@ -45,9 +45,11 @@ TRACER_START_TIMEOUT = 60.0
 class Tracer:
     """sk-tracer as a user runs it beside a cluster; ``stop()`` is safe to call twice."""
 
-    def __init__(self, *, kubeconfig: str, workdir: Path) -> None:
+    def __init__(self, *, kubeconfig: str, workdir: Path, config_text: str = TRACER_CONFIG,
+                 namespace: str = workload.NAMESPACE) -> None:
         config = workdir / "tracer.yaml"
-        config.write_text(TRACER_CONFIG)
+        config.write_text(config_text)
+        self.namespace = namespace
         self.address = f"127.0.0.1:{ports.allocate(1)[0]}"
         self.log = workdir / "sk-tracer.log"
         with self.log.open("wb") as log:
@@ -74,7 +76,7 @@ class Tracer:
     def export(self, *, start: float, end: float, output: Path) -> None:
         """The window [start, end) (Unix seconds) of the workload's namespace as a trace."""
         subprocess.run([str(BIN / "skctl"), "export", "--tracer", self.address, "--namespace",
-                        workload.NAMESPACE, "--start", rfc3339(start), "--end", rfc3339(end),
+                        self.namespace, "--start", rfc3339(start), "--end", rfc3339(end),
                         "-o", str(output)], check=True, stdout=sys.stderr, timeout=600)
 
     def stop(self) -> None:

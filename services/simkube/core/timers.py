@@ -45,6 +45,7 @@ class Component(StrEnum):
     KUBE_CONTROLLER_MANAGER = "controllerManager"
     KARPENTER = "karpenter"
     CLOUDPROV = "nodeGroups"
+    METRICS_SERVER = "metricsServer"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,8 +116,20 @@ KARPENTER = (
           whole_seconds=True, may_be_never=True, from_environment=True),
 )
 
+# metrics-server (env up --metrics-server): how often it scrapes KWOK's kubelets, which is how
+# fresh the usage is that the HPA reads, and how long one scrape may take (its own validation
+# wants the resolution at least a tenth longer; both divided alike keep that). 15 s is the
+# common production setting (upstream's flag default is 60 s) and the HPA's sync period; its
+# upstream floor of 10 s is lifted by the project's wrapper (toolchain/metrics-server).
+METRICS_SERVER = (
+    Timer(component=Component.METRICS_SERVER, name="metric-resolution", default_ms=15_000,
+          min_wall_ms=500),
+    Timer(component=Component.METRICS_SERVER, name="kubelet-request-timeout",
+          default_ms=10_000, min_wall_ms=100),
+)
+
 CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER,
-                                *KARPENTER)
+                                *KARPENTER, *METRICS_SERVER)
 BY_KEY = {timer.key: timer for timer in CATALOGUE}
 
 

@@ -28,6 +28,7 @@ class UpstreamVersions:
     kwok: str = "v0.8.0"
     cluster_autoscaler: str = "1.36.1"
     karpenter: str = "v1.13.0"  # its KWOK provider; v1.14+ declares a Go newer than 1.26.8
+    metrics_server: str = "v0.8.0"  # what HPAs read usage from (KWOK serves the kubelets)
     helm: str = "v3.22.0"  # renders and lints deploy/helm/simkube in the tests only
 
 

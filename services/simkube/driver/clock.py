@@ -42,6 +42,7 @@ class ReplayClock:
 
     def start(self) -> None:
         self._t0 = self._now()
+        self._changed.fire()  # wake whoever waits for the start (wait_until)
 
     @property
     def started(self) -> bool:
@@ -123,10 +124,11 @@ class ReplayClock:
 
     async def wait_until(self, offset_ms: float) -> float:
         """Sleep until ``offset_ms`` is due and the clock is neither paused nor held; returns the
-        due time."""
+        due time. Before ``start()`` it waits for the start (the usage player starts its
+        waits before the replay's clock does)."""
         while True:
             changed = self._changed.arm()
-            if self._on:
+            if self._on or self._t0 is None:  # stopped, or not started: nothing is due yet
                 await changed.wait()
                 continue
             due = self.due(offset_ms)

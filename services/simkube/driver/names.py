@@ -24,6 +24,9 @@ SIMULATION_LABEL = f"{GROUP}/simulation"
 # ("batch/v1.CronJob default/hello"). KWOK's instant Job completion skips such pods; the
 # driver matches each new pod to its owner's next recorded run.
 LIFECYCLE_OWNER = f"{GROUP}/lifecycle-owner"
+# On pod templates (and bare pods) of workloads with recorded usage: the workload as the
+# trace names it ("apps/v1.Deployment shop/web"); the usage player finds their pods by it.
+USAGE_WORKLOAD = f"{GROUP}/usage-workload"
 # Set by the driver on each such pod: KWOK completes the pod this long after it runs
 # (Go duration), plus a random part up to ``POD_LIFETIME_MAX``.
 POD_LIFETIME = f"{GROUP}/pod-lifetime"

@@ -9,7 +9,8 @@ What changes and why:
   timestamps, managed fields, finalizers (no controller here would ever remove them, so
   cleanup would hang), old owner references (their uids do not exist here), generated Job
   selectors, Service cluster IPs, bound PersistentVolume names;
-- pod templates are placed on fake nodes (``podspecs``);
+- pod templates are placed on fake nodes (``podspecs``), and those of workloads with recorded
+  usage name their workload (``USAGE_WORKLOAD``) so the usage player finds their pods;
 - CronJobs are suspended: sk-driver fires them on the trace's clock (``cronjobs``);
 - Nodes become fake nodes: KWOK's annotation and taint, keeping their recorded capacity.
 Cluster-scoped kinds keep their names. The input is never modified.
@@ -28,6 +29,7 @@ from simkube.driver.names import (
     ROOT_API_VERSION,
     ROOT_KIND,
     SIMULATION_LABEL,
+    USAGE_WORKLOAD,
 )
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.podspecs import rewrite_template
@@ -69,7 +71,8 @@ class RootRef:
 class Rewriter:
     def __init__(self, *, simulation: str, prefix: str, root: RootRef, header: TraceHeader,
                  placement: Placement, timing: PodTiming,
-                 lifecycle_owners: frozenset[str] = frozenset()) -> None:
+                 lifecycle_owners: frozenset[str] = frozenset(),
+                 usage_workloads: frozenset[str] = frozenset()) -> None:
         self.simulation = simulation
         self.prefix = prefix
         self.root = root
@@ -77,6 +80,7 @@ class Rewriter:
         self._placement = placement
         self._timing = timing
         self._lifecycle_owners = lifecycle_owners
+        self._usage_workloads = usage_workloads
 
     def namespace(self, original: str) -> str:
         return f"{self.prefix}-{original}"
@@ -113,11 +117,16 @@ class Rewriter:
         self._rewrite_kind(result, original, obj.get("status"), at=at)
         owner = f"{original.kind_key} {original.ns_name}"
         marker = (LIFECYCLE_OWNER, owner) if owner in self._lifecycle_owners else None
-        for place, template in pod_templates(result, template_paths(self._header,
-                                                                     original.kind_key)):
+        templates = list(pod_templates(result, template_paths(self._header, original.kind_key)))
+        for place, template in templates:
             rewrite_template(template, at=place, simulation=self.simulation,
                              placement=self._placement, timing=self._timing,
                              lifecycle_owner=marker)
+        if owner in self._usage_workloads:  # its pods play the recorded usage (usage.py)
+            marked = [result] if original.kind_key == "v1.Pod" else [t for _, t in templates]
+            for marked_obj in marked:
+                meta = field_map(marked_obj, "metadata", at)
+                field_map(meta, "annotations", at / "metadata")[USAGE_WORKLOAD] = owner
         return result
 
     def _rewrite_kind(self, obj: KubeObject, ref: ObjectRef, status: Any, *, at: At) -> None:

@@ -4,8 +4,8 @@ A trace that fails to decode halfway would otherwise leave a half-replayed simul
 behind, so every object is decoded here first (errors surface as ``TraceFormatError`` naming
 the event). The pass also yields what the replay must know in advance: where the trace starts
 and ends, how many events fall before the duration, which namespaces it touches (so a
-clash with an existing namespace is refused up front) and the pod lifecycles; a malformed
-recorded-usage section is refused here too, with the message ``validate`` gives. Nothing is
+clash with an existing namespace is refused up front), the pod lifecycles and the recorded
+usage (validated here too, so bad usage data refuses the start with the problem named). Nothing is
 kept in memory but these facts; the replay streams the events again.
 """
 
@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from simkube.driver.hpa_targets import HpaTargets
 from simkube.trace import KubeObject, PodLifecycle, TraceFormatError, TraceSource
+from simkube.trace.model.usage import WorkloadUsage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,6 +28,7 @@ class TraceScan:
     namespaces: frozenset[str]  # namespaces as the trace names them
     lifecycles: tuple[PodLifecycle, ...]
     duration_ms: int | None = None
+    usage: tuple[WorkloadUsage, ...] = ()  # recorded usage per workload, validated
 
     @property
     def length_ms(self) -> int:
@@ -58,9 +61,17 @@ def is_hpa(obj: KubeObject) -> bool:
 def replay_events(source: TraceSource, *, start_ms: int, duration_ms: int | None,
                   remove_hpas: bool = False) -> Iterator[ReplayEvent]:
     """The events to replay, decoded, in order, the initial state first (at offset 0);
-    ``remove_hpas`` leaves the trace's HPAs out (workloads keep their recorded replicas)."""
-    def kept(objects: list[KubeObject]) -> list[KubeObject]:
-        return [obj for obj in objects if not is_hpa(obj)] if remove_hpas else objects
+    ``remove_hpas`` leaves the trace's HPAs out (workloads keep their recorded replicas);
+    otherwise the HPAs' targets lose their recorded replicas after creation (hpa_targets)."""
+    targets = None if remove_hpas else HpaTargets()
+
+    def kept(objects: list[KubeObject], *, applied: bool = True) -> list[KubeObject]:
+        if targets is None:
+            return [obj for obj in objects if not is_hpa(obj)]
+        if not applied:
+            return objects
+        targets.note(objects)
+        return [targets.strip(obj) for obj in objects]
 
     initial = kept(list(source.initial_state()))
     if initial:
@@ -70,7 +81,7 @@ def replay_events(source: TraceSource, *, start_ms: int, duration_ms: int | None
         if duration_ms is not None and offset >= duration_ms:
             return
         yield ReplayEvent(offset_ms=offset, applied=kept(event.applied),
-                          deleted=kept(event.deleted))
+                          deleted=kept(event.deleted, applied=False))
 
 
 def scan_trace(source: TraceSource, *, duration_ms: int | None) -> TraceScan:
@@ -99,4 +110,5 @@ def scan_trace(source: TraceSource, *, duration_ms: int | None) -> TraceScan:
     start_ms = end_ms if start_ms is None else start_ms
     return TraceScan(start_ms=start_ms, end_ms=end_ms, events_total=events,
                      objects_total=objects, namespaces=frozenset(namespaces),
-                     lifecycles=tuple(source.lifecycles()), duration_ms=duration_ms)
+                     lifecycles=tuple(source.lifecycles()), duration_ms=duration_ms,
+                     usage=source.usage())

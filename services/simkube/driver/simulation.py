@@ -37,6 +37,8 @@ from simkube.driver.replaying import Replayer
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.driver.scanning import TraceScan
 from simkube.driver.signals import Signal
+from simkube.driver.usage import UsagePlayer
+from simkube.driver.usage_objects import workload_key
 from simkube.trace import TraceSource
 
 log = get_logger(__name__)
@@ -69,6 +71,7 @@ class Simulation:
         self._started_at: float | None = None
         self._ended_at: float | None = None
         self._hold_expiry: asyncio.TimerHandle | None = None
+        self.usage: UsagePlayer | None = None  # while recorded usage plays (its write count)
 
     # -- observing ---------------------------------------------------------------------
 
@@ -139,7 +142,8 @@ class Simulation:
         discovery = Discovery(self._kube)
         rewriter = Rewriter(simulation=self.name, prefix=self.options.prefix, root=root,
                             header=self.source.header, placement=self.options.placement,
-                            timing=self.options.pod_timing, lifecycle_owners=self._plan.owners)
+                            timing=self.options.pod_timing, lifecycle_owners=self._plan.owners,
+                            usage_workloads=frozenset(map(workload_key, self.scan.usage)))
         firer = CronFirer(kube=self._kube, clock=self.clock, start_ms=self.scan.start_ms,
                           simulation=self.name, failed=self._fire_failed)
         applier = Applier(kube=self._kube, discovery=discovery, rewriter=rewriter,
@@ -151,7 +155,10 @@ class Simulation:
         timer = PodTimer(kube=self._kube, simulation=self.name, plan=self._plan,
                          timed=self._pod_timed)
         helpers = [asyncio.create_task(self._report_status(root))]
+        player: UsagePlayer | None = None
         try:
+            if self.scan.usage:
+                player = await self._usage_player(root, rewriter)
             if self._plan.owners:
                 helpers.append(asyncio.create_task(timer.run()))
                 async with asyncio.timeout(WATCH_READY_TIMEOUT):
@@ -159,6 +166,8 @@ class Simulation:
             self._set_state(SimulationState.RUNNING)
             self._started_at = time.monotonic()
             self.clock.start()
+            if player is not None:  # its samples are due on the clock, which runs now
+                helpers.append(asyncio.create_task(player.run()))
             await Replayer(source=self.source, scan=self.scan, clock=self.clock,
                            applier=applier, progress=self.progress,
                            changed=self._notify, remove_hpas=self.options.remove_hpas).run()
@@ -181,6 +190,8 @@ class Simulation:
             for helper in helpers:
                 helper.cancel()
             await asyncio.gather(*helpers, return_exceptions=True)
+            if player is not None:
+                await player.close()
         await roots.report_status(self._kube, root, self.snapshot())
         if self.options.cleanup:
             with contextlib.suppress(SimkubeError):  # recorded in the message
@@ -191,6 +202,20 @@ class Simulation:
         log.warning("cronjob firing failed", simulation=self.name, object=failure.object,
                     code=failure.code, reason=failure.reason, message=failure.message)
         self._notify()
+
+    async def _usage_player(self, root: RootRef, rewriter: Rewriter) -> UsagePlayer | None:
+        """The recorded usage's player, or None when the environment has no usage emulation
+        (a warning says so)."""
+        usage = self.scan.usage
+        player = UsagePlayer(
+            kube=self._kube, simulation=self.name, clock=self.clock, series=usage,
+            namespace_of={s.namespace: rewriter.namespace(s.namespace or "default")
+                          for s in usage},
+            owner=root.owner_reference())
+        if not await player.supported():
+            return None
+        self.usage = player
+        return player
 
     def _pod_timed(self, assignment: Assignment) -> None:
         if assignment.lifetime_ms is not None:

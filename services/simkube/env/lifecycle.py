@@ -21,16 +21,17 @@ from simkube.env.autoscalers import cluster_autoscaler as autoscaler
 from simkube.env.autoscalers import karpenter
 from simkube.env.autoscalers.karpenter_catalog import Disruption
 from simkube.env.autoscalers.kinds import AutoscalerKind
-from simkube.env.controlplane import nodes, startup
+from simkube.env.controlplane import metrics_server, nodes, startup
 from simkube.env.controlplane.certs import (
     ADMIN,
     CONTROLLER_MANAGER,
     KWOK,
+    METRICS_SERVER,
     SCHEDULER,
     Identity,
     generate_pki,
 )
-from simkube.env.controlplane.components import Layout, Ports, control_plane
+from simkube.env.controlplane.components import Component, Layout, Ports, control_plane
 from simkube.env.controlplane.kubeconfig import write_kubeconfig
 from simkube.env.controlplane.schedconfig import load_user_config, write_scheduler_config
 from simkube.env.paths import env_dir, known_env_names, state_dir
@@ -69,22 +70,25 @@ class UpOptions:
     autoscaler_binary: Path | None = None  # CA: else $SIMKUBE_CLUSTER_AUTOSCALER, else the cache
     autoscaler_flags: tuple[str, ...] = ()  # --name=value, replacing the default tuning
     disruption: Disruption | None = None  # Karpenter's NodePool disruption settings
+    metrics_server: bool = False  # metrics-server over KWOK's emulated usage (HPAs, kubectl top)
 
 
 def _allocate_ports(options: UpOptions) -> Ports:
     fixed = options.apiserver_port
     if fixed is not None:
         ports.require_free(fixed, purpose="kube-apiserver")
-    free = ports.allocate(6, exclude={fixed} if fixed else None)
+    free = ports.allocate(7 if options.metrics_server else 6,
+                          exclude={fixed} if fixed else None)
     return Ports(etcd_client=free[0], etcd_peer=free[1], apiserver=fixed or free[2],
-                 controller_manager=free[3], scheduler=free[4], kwok=free[5])
+                 controller_manager=free[3], scheduler=free[4], kwok=free[5],
+                 metrics_server=free[6] if options.metrics_server else 0)
 
 
 def _prepare_files(layout: Layout, server: str, options: UpOptions,
                    user_scheduler_config: dict[str, object] | None) -> None:
     generate_pki(layout.pki)
     identities: dict[Path, Identity] = {layout.admin_kubeconfig: ADMIN}
-    for identity in (CONTROLLER_MANAGER, SCHEDULER, KWOK):
+    for identity in (CONTROLLER_MANAGER, SCHEDULER, KWOK, METRICS_SERVER):
         identities[layout.kubeconfig_for(identity.file_stem)] = identity
     for path, identity in identities.items():
         write_kubeconfig(path=path, server=server, pki=layout.pki, identity=identity,
@@ -92,7 +96,8 @@ def _prepare_files(layout: Layout, server: str, options: UpOptions,
     write_scheduler_config(path=layout.scheduler_config,
                            kubeconfig=layout.kubeconfig_for(SCHEDULER.file_stem),
                            user_config=user_scheduler_config)
-    layout.kwok_config.write_text(KWOK_OPTIONS + "---\n" + STAGES.read_text())
+    metric = "\n---\n" + metrics_server.KWOK_METRIC if options.metrics_server else ""
+    layout.kwok_config.write_text(KWOK_OPTIONS + "---\n" + STAGES.read_text() + metric)
 
 
 def up(options: UpOptions) -> tuple[state.EnvState, bool]:
@@ -122,6 +127,9 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
                            if options.services or options.autoscaler else None)
             allocated = _allocate_ports(options)
             control_plane(layout, allocated)  # resolves every binary before anything starts
+            if options.metrics_server:
+                metrics_server.metrics_server_spec(layout, allocated)
+                metrics_server.usage_crds()
             server = f"https://{ports.LOOPBACK}:{allocated.apiserver}"
             env = state.EnvState(name=options.name, directory=str(directory),
                                  kubeconfig=str(layout.admin_kubeconfig), api_server=server,
@@ -151,6 +159,8 @@ def _check_existing(existing: state.EnvState, options: UpOptions) -> state.EnvSt
     missing = [flag for flag, wanted, key in (("--services", options.services, "driver"),
                                               ("--autoscaler", options.autoscaler, "autoscaler"))
                if wanted and key not in existing.addresses]
+    if options.metrics_server and existing.component(Component.METRICS_SERVER) is None:
+        missing.append("--metrics-server")
     if options.autoscaler and existing.autoscaler and existing.autoscaler != options.autoscaler:
         missing.append(f"--autoscaler {options.autoscaler} (it runs {existing.autoscaler})")
     if missing:

@@ -20,6 +20,7 @@ from simkube.env import health, processes, state
 from simkube.env.autoscalers.karpenter import NAME as KARPENTER
 from simkube.env.autoscalers.karpenter_instances import recover_instances
 from simkube.env.controlplane.components import Component
+from simkube.env.controlplane.metrics_server import wait_available
 from simkube.env.controlplane.readiness import wait_for_controllers
 from simkube.env.controlplane.startup import last_lines
 from simkube.env.lifecycle import running
@@ -63,6 +64,8 @@ def restart_record(env: state.EnvState, record: state.ComponentRecord, *,
         recover_instances(kubeconfig=Path(env.kubeconfig))
     if record.name == Component.KUBE_CONTROLLER_MANAGER.value:  # healthy is not yet acting
         wait_for_controllers(kubeconfig=Path(env.kubeconfig))
+    if record.name == Component.METRICS_SERVER.value:  # live is not yet reachable through
+        wait_available(kubeconfig=Path(env.kubeconfig))  # the aggregator
     return record
 
 

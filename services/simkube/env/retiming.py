@@ -1,9 +1,9 @@
 """A local environment's timers set for one Simulation run, and put back after it.
 
-Cluster Autoscaler, Karpenter, kube-scheduler and kube-controller-manager read their timers
-once, at start, from flags and the scheduler's configuration file (Karpenter's consolidation
-and provisioning timing live in its NodePools and node classes, re-applied here too). So for
-a run at speed *s* each of them is restarted with its timers divided by *s*
+Cluster Autoscaler, Karpenter, kube-scheduler, kube-controller-manager and metrics-server read
+their timers once, at start, from flags and the scheduler's configuration file (Karpenter's
+consolidation and provisioning timing live in its NodePools and node classes, re-applied
+here too). So for a run at speed *s* each of them is restarted with its timers divided by *s*
 (``core.simtime``), and restarted with the command line ``env up`` gave it when the
 Simulation ends. Karpenter's hard-coded waits follow the speed too: it is restarted with
 ``SIMKUBE_SPEED`` (``karpenter.run_argv``), which the command line of ``env up`` lacks, so
@@ -45,6 +45,9 @@ LOCK_WAIT_S = 60.0
 RUN_SCHEDULER_CONFIG = "scheduler-config.run.yaml"
 CONFIG_KEYS = ("podInitialBackoffSeconds", "podMaxBackoffSeconds")
 NODEPOOL_TIMERS = ("consolidateAfter",)  # Karpenter reads it from its NodePools, not flags
+# Processes whose timers are all flags, and the catalogue's component for them.
+FLAG_TIMERS = {Process.KUBE_CONTROLLER_MANAGER.value: Component.KUBE_CONTROLLER_MANAGER,
+               Process.METRICS_SERVER.value: Component.METRICS_SERVER}
 CONSOLIDATE_AFTER = f"{Component.KARPENTER.value}.consolidateAfter"
 
 
@@ -71,8 +74,8 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
                                        **replay_flags(scale=plan.scale, argv=base)})
     if record.name == KARPENTER:
         return run_argv(base, plan=plan, skip=NODEPOOL_TIMERS)
-    if record.name == Process.KUBE_CONTROLLER_MANAGER.value:
-        return with_flags(base, flags=plan.flags(Component.KUBE_CONTROLLER_MANAGER))
+    if record.name in FLAG_TIMERS:
+        return with_flags(base, flags=plan.flags(FLAG_TIMERS[record.name]))
     if record.name == Process.KUBE_SCHEDULER.value:
         return _scheduler_argv(env, base, plan)
     return record.argv

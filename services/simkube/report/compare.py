@@ -14,12 +14,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from simkube.report.fidelity import CurveDifference, curve_difference
+from simkube.report.fidelity import CurveDifference, curve_difference, step_difference
 from simkube.report.loading import GROUP_PREFIX, RunData
 from simkube.report.metrics import Metric, format_value, metric_rows, metric_values
 
 DEFAULT_THRESHOLD = 0.05
 CURVE_COLUMNS = ("nodes_total", "pods_pending", "pods_running", "cost_usd")
+HPA_CURVE = "hpa."  # an HPA's desired replicas, compared like a timeline column
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +98,11 @@ def _curves(runs: Sequence[RunData]) -> list[tuple[str, CurveDifference]]:
         for column in columns:
             if column in runs[0].timeline and column in run.timeline:
                 found.append((run.label, curve_difference(runs[0], run, column=column)))
+        for hpa in sorted(set(runs[0].hpas) & set(run.hpas)):
+            a, b = runs[0].hpas[hpa], run.hpas[hpa]
+            found.append((run.label, step_difference(
+                a_times=a["trace_s"], a_values=a["desired"], b_times=b["trace_s"],
+                b_values=b["desired"], column=f"{HPA_CURVE}{hpa}")))
     return found
 
 
@@ -137,6 +143,8 @@ def _percent(relative: float | None, *, signed: bool = False) -> str:
 
 
 def _curve_label(column: str) -> str:
+    if column.startswith(HPA_CURVE):
+        return f"HPA {column.removeprefix(HPA_CURVE)} desired replicas"
     if column.startswith(GROUP_PREFIX):
         return f"nodes of {column.removeprefix(GROUP_PREFIX)}"
     return {"nodes_total": "nodes (all groups)", "pods_pending": "pods pending",

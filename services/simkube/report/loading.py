@@ -9,15 +9,15 @@ or depends on the reader's row types. Unreadable results become ``ConfigError`` 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simkube.core.errors import ConfigError, SimkubeError
 
 if TYPE_CHECKING:
-    from simkube.results.model import RunResults
+    from simkube.results.model import HpaRow, RunResults
 
 GROUP_PREFIX = "nodes."
 _COLUMNS = ("wall_s", "trace_s", "pods_pending", "pods_running", "pods_succeeded",
@@ -32,6 +32,9 @@ class RunData:
     timeline: Mapping[str, list[float]]  # column -> values, one per sample, in file order
     groups: tuple[str, ...]             # node groups, from the nodes.<group> columns
     pending_s: tuple[float, ...]        # time to schedule of every scheduled pod
+    # Per HPA (results/hpas.py): "trace_s", "desired", "current" columns of its decisions,
+    # from its first computed desiredReplicas on; empty for runs without HPAs.
+    hpas: Mapping[str, Mapping[str, list[float]]] = field(default_factory=dict)
 
     @property
     def autoscaler(self) -> str:
@@ -86,7 +89,25 @@ def as_run_data(results: RunResults | RunData, *, label: str | None = None,
     summary = _plain(results.summary)
     name = label or f"{results.summary.simulation}/run-{results.summary.run}"
     return RunData(label=name, directory=where, summary=summary, timeline=timeline,
-                   groups=groups, pending_s=pending)
+                   groups=groups, pending_s=pending,
+                   hpas=_hpa_curves(results.hpas, end_s=results.timeline[-1].trace_s))
+
+
+def _hpa_curves(rows: Sequence[HpaRow], *, end_s: float) -> dict[str, dict[str, list[float]]]:
+    """Each HPA's step curves, held to ``end_s`` (the run's last row) like the timeline."""
+    curves: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        if row.desired <= 0:  # not computed yet: no decision to draw
+            continue
+        curve = curves.setdefault(row.hpa, {"trace_s": [], "desired": [], "current": []})
+        curve["trace_s"].append(row.trace_s)
+        curve["desired"].append(float(row.desired))
+        curve["current"].append(float(row.current))
+    for curve in curves.values():
+        if curve["trace_s"][-1] < end_s:
+            for column, values in curve.items():
+                values.append(end_s if column == "trace_s" else values[-1])
+    return curves
 
 
 def _plain(value: Any) -> Any:

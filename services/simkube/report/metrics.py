@@ -34,6 +34,12 @@ _POD_FIELDS = (("seen", "pods seen", "count"), ("scheduled", "pods scheduled", "
                ("unscheduled_wait_p50_s", "never scheduled: waited p50", "seconds"),
                ("unscheduled_wait_max_s", "never scheduled: waited max", "seconds"),
                ("bound_never_started", "pods bound but never started", "count"))
+_HPA_FIELDS = (("mean_desired", "mean replicas (desired)", "count"),
+               ("mean_current", "mean replicas (current)", "count"),
+               ("peak_desired", "peak replicas", "count"),
+               ("final_desired", "final replicas", "count"),
+               ("scale_events", "scale events", "count"),
+               ("scale_ups", "scale ups", "count"), ("scale_downs", "scale downs", "count"))
 _DRIVER_FIELDS = (("events_applied", "driver events applied", "count"),
                   ("events_total", "driver events total", "count"),
                   ("objects_failed", "driver failures", "count"),
@@ -69,6 +75,9 @@ def metric_rows(runs: Sequence[RunData]) -> list[Metric]:
     rows += _breakdown_rows(runs)
     rows += [Metric(path=("pods", field), label=label, kind=kind, section="pods")
              for field, label, kind in _POD_FIELDS]
+    hpas = sorted({str(name) for run in runs for name in run.summary.get("hpas") or {}})
+    rows += [Metric(path=("hpas", hpa, field), label=f"HPA {hpa}: {label}", kind=kind,
+                    section="hpa") for hpa in hpas for field, label, kind in _HPA_FIELDS]
     rows += [Metric(path=("driver", field), label=label, kind=kind, section="replay")
              for field, label, kind in _DRIVER_FIELDS]
     rows += [Metric(path=("wall_seconds",), label="wall duration", kind="seconds",
@@ -126,11 +135,23 @@ def headlines(run: RunData) -> list[str]:
              *_unstarted_warning(summary), *_timer_lines(summary),
              f"scale ups {_sum_groups(values, run.groups, 'scale_ups')}, "
              f"scale downs {_sum_groups(values, run.groups, 'scale_downs')}",
-             *breakdown.headline_lines(summary),
+             *breakdown.headline_lines(summary), *_hpa_lines(summary),
              f"driver: {show('driver.events_applied', 'count')}/"
              f"{show('driver.events_total', 'count')} events applied, "
              f"{show('driver.objects_failed', 'count')} failures",
              *_speed_line(summary, show)]
+
+
+def _hpa_lines(summary: Mapping[str, Any]) -> list[str]:
+    """One sentence per HPA: its replicas and how often it scaled."""
+    hpas = summary.get("hpas") or {}
+    def show(hpa: Mapping[str, Any], key: str) -> str:
+        return format_value(_number(hpa.get(key)), kind="count")
+
+    return [f"HPA {name}: replicas mean {show(h, 'mean_desired')}, peak "
+            f"{show(h, 'peak_desired')}; {show(h, 'scale_events')} scale events "
+            f"({show(h, 'scale_ups')} up, {show(h, 'scale_downs')} down)"
+            for name, h in sorted(hpas.items()) if isinstance(h, Mapping)]
 
 
 def _speed_line(summary: Mapping[str, Any], show: Callable[[str, str], str]) -> list[str]:

@@ -1,5 +1,6 @@
 """The report's plots, drawn for one run or overlaid for several (one colour per run): four
-curves and distributions always, and the autoscaler breakdown (``bars.py``) when there is one.
+curves and distributions always, the HPAs' replicas when a run recorded any, and the autoscaler
+breakdown (``bars.py``) when there is one.
 
 matplotlib is imported only when a report is drawn (skctl's other commands must start fast),
 and only through ``Figure`` with the Agg canvas: no pyplot global state and no display
@@ -47,6 +48,8 @@ def render_plots(runs: Sequence[RunData], *, output: Path) -> list[Plot]:
         ("pending", "Time pending before scheduling", _draw_pending),
         ("cost", "Cumulative cost", _draw_cost),
     ]
+    if any(run.hpas for run in runs):
+        drawers.append(("hpa", "HPA replicas (desired solid, current dashed)", _draw_hpas))
     if bars.has_bars(runs):
         drawers.append(("breakdown", bars.TITLE, bars.draw_breakdown))
     plots = []
@@ -141,6 +144,27 @@ def _draw_pending(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None
     for ax in (histogram, cdf):
         ax.grid(alpha=0.3)
     cdf.legend(fontsize="small", loc="lower right")
+
+
+MAX_HPA_PANELS = 4  # more HPAs than this: the first ones by name
+
+
+def _draw_hpas(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None:
+    names = sorted({name for run in runs for name in run.hpas})[:MAX_HPA_PANELS]
+    axes = figure.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, name in zip(axes, names, strict=True):
+        for index, run in enumerate(runs):
+            curve = run.hpas.get(name)
+            if not curve:
+                continue
+            times = [t / axis.scale for t in curve["trace_s"]]
+            ax.step(times, curve["desired"], where="post", color=_colour(index),
+                    label=run.title)
+            ax.step(times, curve["current"], where="post", color=_colour(index),
+                    linestyle="--", alpha=0.7)
+        ax.set_title(f"HPA {name}", fontsize="medium", loc="left")
+        _finish(ax, axis=axis, ylabel="replicas", legend=ax is axes[0],
+                xlabel=ax is axes[-1])
 
 
 def _draw_cost(figure: Any, runs: Sequence[RunData], axis: _TimeAxis) -> None:

@@ -142,7 +142,21 @@ class RunSummary:
     disruptions: Mapping[str, int] = field(default_factory=dict)
     instance_types: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     node_pools: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    # Per HPA (namespace/name without the run's prefix): scale events, desired replicas'
+    # peak/min/final, mean desired and current replicas (results/hpas.py). {} before.
+    hpas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     schema: int = SCHEMA
+
+
+@dataclass(frozen=True, kw_only=True)
+class HpaRow:
+    """A change of one HPA's status (results/hpas.py)."""
+
+    wall_s: float
+    trace_s: float
+    hpa: str  # namespace (without the run's prefix) / name
+    desired: int
+    current: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,6 +166,7 @@ class RunResults:
     pods: tuple[PodRow, ...]
     scaling: tuple[ScalingRow, ...]
     summary: RunSummary
+    hpas: tuple[HpaRow, ...] = ()  # hpas.csv; empty for runs without HPAs or before it
 
     @property
     def groups(self) -> tuple[str, ...]:

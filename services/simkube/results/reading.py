@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from simkube.results import files
+from simkube.results import files, hpas
 from simkube.results.model import (
     SCHEMA,
     DriverSummary,
@@ -164,4 +164,5 @@ def load_run(run_dir: Path) -> RunResults:
         run_dir=run_dir, timeline=tuple(read_timeline(run_dir / files.TIMELINE)),
         pods=tuple(read_pods(pods_path)) if pods_path.exists() else (),
         scaling=tuple(read_scaling(scaling_path)) if scaling_path.exists() else (),
-        summary=read_summary(run_dir / files.SUMMARY))
+        summary=read_summary(run_dir / files.SUMMARY),
+        hpas=tuple(hpas.read(run_dir / hpas.HPAS)))

@@ -4,7 +4,8 @@ List+watch loops (fake Nodes, Karpenter's NodeClaims when the kind exists, Pods 
 virtual namespaces, Cluster Autoscaler's and Karpenter's Events) update small in-memory
 trackers and announce autoscaler decisions (``observing.py``); each Node or Pod event that
 changes the counts becomes a timeline row and each change of a group's node count a scaling
-row, stamped when it was observed (``timeline.py``). Every ``interval`` wall seconds a
+row, stamped when it was observed (``timeline.py``); each change of an HPA's desired or
+current replicas is a row of hpas.csv (``hpas.py``). Every ``interval`` wall seconds a
 heartbeat row is written all the same and pods bound to a node but not started in time are
 flagged (``starting.py``). Pods and a ``Running`` summary are checkpointed every ``checkpoint``
 seconds; ``stop()`` writes the final row, pods.csv and summary.json. ``start()`` on a
@@ -20,10 +21,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from simkube.core.kubeapi import KubeClient
+from simkube.core.kubeapi import HORIZONTAL_POD_AUTOSCALERS, KubeClient, ListWatch
 from simkube.core.logs import get_logger
 from simkube.core.simtime import TimeScale
-from simkube.results import files, starting
+from simkube.results import files, hpas, starting
 from simkube.results.clock import RunClock, utc_now
 from simkube.results.karpenter_scaling import At
 from simkube.results.model import ResultsError, RunSummary, ScalingRow, TimelineRow
@@ -102,8 +103,14 @@ class Recorder:
                                       write=self._timeline_file.append)
             self._scaling_file = files.AppendFile(self.run_dir / files.SCALING,
                                                   files.SCALING_COLUMNS)
-            watches = self._observed.watches(self._kube, since=(
-                started_at + timedelta(seconds=previous[-1].wall_s) if previous else started_at))
+            self._hpas = hpas.HpaTracker(prefix=self._prefix,
+                                         rows=hpas.read(self.run_dir / hpas.HPAS))
+            self._hpa_file = hpas.open_file(self.run_dir)
+            watches = [*self._observed.watches(self._kube, since=(
+                started_at + timedelta(seconds=previous[-1].wall_s) if previous else started_at)),
+                ListWatch(kube=self._kube, path=HORIZONTAL_POD_AUTOSCALERS.path(), what="hpas",
+                          optional=True, on_list=self._hpa_list,
+                          on_event=lambda _kind, obj: self._hpa_seen(obj))]
             try:
                 for watch in watches:  # in order: nodes first, their groups are looked up
                     await watch.list()
@@ -149,7 +156,7 @@ class Recorder:
         return self._sample()
 
     def _close_files(self) -> None:
-        for name in ("_timeline_file", "_scaling_file"):
+        for name in ("_timeline_file", "_scaling_file", "_hpa_file"):
             handle = getattr(self, name, None)
             if handle is not None:
                 handle.close()
@@ -160,6 +167,16 @@ class Recorder:
         self._observe(At(wall_s=self._clock.wall_s(), trace_s=self._clock.trace_s()),
                       heartbeat=True)
         return self._timeline_file.rows[-1]
+
+    def _hpa_list(self, items: list[dict[str, Any]]) -> None:
+        for obj in items:
+            self._hpa_seen(obj)
+
+    def _hpa_seen(self, obj: dict[str, Any]) -> None:
+        row = self._hpas.observe(obj, at=At(wall_s=self._clock.wall_s(),
+                                            trace_s=self._clock.trace_s()))
+        if row is not None:
+            self._hpa_file.write(hpas.line(row))
 
     def _changed(self, at: At) -> None:
         if self._following:  # not while start() lists: its first row shows all the lists
@@ -217,7 +234,9 @@ class Recorder:
             prices=self._prices, timeline=timeline, scaling=scaling,
             pods=pods, driver=driver, state=state, timers=self._timers,
             instance_types=nodes.instance_types(), node_pools=nodes.node_pools(),
-            autoscalers=self._observed.autoscalers())
+            autoscalers=self._observed.autoscalers(),
+            hpas=hpas.summaries(list(self._hpas.rows),
+                                end_trace_s=timeline[-1].trace_s if timeline else None))
         files.write_summary(self.run_dir / files.SUMMARY, summary)
         return summary
 

@@ -114,7 +114,8 @@ def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str 
                 timers: Mapping[str, Any] | None = None,
                 instance_types: Mapping[str, str] | None = None,
                 node_pools: Mapping[str, str] | None = None,
-                autoscalers: Collection[str] = ()) -> RunSummary:
+                autoscalers: Collection[str] = (),
+                hpas: Mapping[str, Mapping[str, Any]] | None = None) -> RunSummary:
     """``instance_types`` and ``node_pools`` map groups to what their nodes are labelled;
     ``autoscalers`` are those whose Events or nodes were observed (breakdown.py)."""
     groups = groups_summary(timeline, scaling, prices=prices, instance_types=instance_types,
@@ -132,4 +133,5 @@ def run_summary(*, simulation: str, run: int, started_at: str, finished_at: str 
         autoscaler=breakdown.autoscaler_name(observed=autoscalers),
         disruptions=breakdown.disruptions(scaling),
         instance_types=breakdown.totals_by(groups, instance_types or {}),
-        node_pools=breakdown.totals_by(groups, breakdown.pools_of(groups, node_pools or {})))
+        node_pools=breakdown.totals_by(groups, breakdown.pools_of(groups, node_pools or {})),
+        hpas=dict(hpas or {}))

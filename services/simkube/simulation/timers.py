@@ -2,7 +2,8 @@
 
 Users write the values they know from production, in trace time, under the section of the
 component that reads them (``spec.autoscaler.clusterAutoscaler``,
-``spec.autoscaler.karpenter``, ``spec.scheduler``, ``spec.controllerManager``), with the
+``spec.autoscaler.karpenter``, ``spec.scheduler``, ``spec.controllerManager``,
+``spec.metricsServer``), with the
 component's own names. A name the catalogue does not know is refused with the known ones,
 because a misspelt timer silently keeping its default would distort a run without anyone
 noticing. ``Never`` is accepted where the component takes it (Karpenter's consolidateAfter).
@@ -23,7 +24,8 @@ from simkube.core.timers import BY_KEY, NEVER, Component, Timer, for_component
 FIELDS = {Component.CLUSTER_AUTOSCALER: "spec.autoscaler.clusterAutoscaler",
           Component.KARPENTER: "spec.autoscaler.karpenter",
           Component.KUBE_SCHEDULER: "spec.scheduler",
-          Component.KUBE_CONTROLLER_MANAGER: "spec.controllerManager"}
+          Component.KUBE_CONTROLLER_MANAGER: "spec.controllerManager",
+          Component.METRICS_SERVER: "spec.metricsServer"}
 MAX_SEED = 2**63 - 1
 # Each component's section, as ``--timer SECTION.NAME`` and a timer's key name it, and where
 # it sits in the spec (``clusterAutoscaler`` → ``autoscaler.clusterAutoscaler``).

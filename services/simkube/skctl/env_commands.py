@@ -100,12 +100,15 @@ def build_command(autoscaler: bool, only: tuple[str, ...], force: bool,
 @click.option("--consolidate-after", metavar="DURATION",
               help="Karpenter: how long a node must be consolidatable first, in trace time "
                    "(e.g. 30s, 5m, or Never; default 0s, Karpenter's own).")
+@click.option("--metrics-server", is_flag=True,
+              help="Also run metrics-server over KWOK's emulated pod usage, so HPAs and "
+                   "'kubectl top' work and replays play recorded usage (docs/hpa.md).")
 def up_command(  # noqa: PLR0917  # click passes every option as a parameter
         name: str, nodes: int, node_template: Path | None, scheduler_config: Path | None,
         apiserver_port: int | None, services: bool, node_groups: Path | None,
         autoscaler: str | None, autoscaler_binary: Path | None,
         autoscaler_flags: tuple[str, ...], consolidation_policy: str | None,
-        consolidate_after: str | None) -> None:
+        consolidate_after: str | None, metrics_server: bool) -> None:
     """Start etcd, the control plane and kwok; wait until the cluster is usable."""
     kind = AutoscalerKind(autoscaler) if autoscaler else None
     if node_groups is not None and not (services or kind):
@@ -132,7 +135,7 @@ def up_command(  # noqa: PLR0917  # click passes every option as a parameter
             scheduler_config=scheduler_config, apiserver_port=apiserver_port,
             services=services or kind is not None, node_groups=node_groups, autoscaler=kind,
             autoscaler_binary=autoscaler_binary, autoscaler_flags=autoscaler_flags,
-            disruption=disruption))
+            disruption=disruption, metrics_server=metrics_server))
     if not created:
         console.print(f"environment {name!r} is already up (API server {env.api_server})")
     else:

@@ -112,7 +112,8 @@ def _timer(target: Any, values: list[Any], where: str) -> Axis:
         raise ConfigError(f"{where}.timer {target!r} is not a timer of the catalogue "
                           f"(simkube.core.timers){hint}",
                           hint="docs/simulated-time.md lists them: clusterAutoscaler.NAME, "
-                               "karpenter.NAME, scheduler.NAME, controllerManager.NAME")
+                               "karpenter.NAME, scheduler.NAME, controllerManager.NAME, "
+                               "metricsServer.NAME")
     checked = []
     for index, value in enumerate(values):
         text = duration_text(value)

@@ -85,6 +85,17 @@ async def test_wait_until_is_punctual() -> None:
     assert 0 <= late < 0.02
 
 
+async def test_a_wait_begun_before_the_start_waits_for_it() -> None:
+    """The usage player waits for its first sample before the replay starts the clock."""
+    clock = ReplayClock(scale=TimeScale(100.0))
+    waiter = asyncio.create_task(clock.wait_until(1_000))
+    await asyncio.sleep(0.05)
+    assert not waiter.done()
+    clock.start()
+    due = await asyncio.wait_for(waiter, timeout=1)
+    assert due == pytest.approx(clock.t0 + 0.01)
+
+
 @pytest.mark.parametrize(("stop", "go"), [("pause", "resume"), ("hold", "release")])
 async def test_a_stopped_clock_wakes_no_waiter_until_it_goes_on(stop: str, go: str) -> None:
     """A user's pause and a hold for the autoscaler stop the schedule alike."""

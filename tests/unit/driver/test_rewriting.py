@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from simkube.driver.names import FAKE_NODE_KEY, LIFECYCLE_OWNER, SIMULATION_LABEL
+from simkube.driver.names import FAKE_NODE_KEY, LIFECYCLE_OWNER, SIMULATION_LABEL, USAGE_WORKLOAD
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.rewriting import Rewriter, RootRef
 from simkube.trace import ObjectRef, TraceHeader
@@ -164,3 +164,24 @@ def test_cronjobs_are_applied_suspended_for_the_driver_to_fire(suspend: bool | N
     assert result["spec"]["suspend"] is True
     assert result["spec"]["schedule"] == "* * * * *"
     assert cronjob["spec"].get("suspend") is suspend  # the firer reads the recorded value
+
+
+def test_templates_of_workloads_with_usage_name_their_workload() -> None:
+    key = "apps/v1.Deployment shop/web"
+    rewriter = _rewriter(usage_workloads=frozenset({key}))
+    result = rewriter.rewrite(_deployment(), namespaced=True)
+    annotations = result["spec"]["template"]["metadata"]["annotations"]
+    assert annotations[USAGE_WORKLOAD] == key
+    assert USAGE_WORKLOAD not in (result["metadata"].get("annotations") or {})
+    plain = _rewriter().rewrite(_deployment(), namespaced=True)
+    assert USAGE_WORKLOAD not in (plain["spec"]["template"]["metadata"].get("annotations")
+                                  or {})
+
+
+def test_a_bare_pod_with_usage_is_marked_itself() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "solo",
+                                                          "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    rewriter = _rewriter(usage_workloads=frozenset({"v1.Pod default/solo"}))
+    result = rewriter.rewrite(pod, namespaced=True)
+    assert result["metadata"]["annotations"][USAGE_WORKLOAD] == "v1.Pod default/solo"

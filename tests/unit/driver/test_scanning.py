@@ -98,6 +98,21 @@ def test_removed_hpas_are_left_out_of_the_replay() -> None:
         ["ConfigMap"], []]
 
 
+def test_active_hpas_targets_replay_without_their_recorded_scalings() -> None:
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
+                  "metadata": {"name": "web", "namespace": "app"}, "spec": {"replicas": 1}}
+    hpa = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+           "metadata": {"name": "web", "namespace": "app"},
+           "spec": {"maxReplicas": 3, "scaleTargetRef": {"kind": "Deployment", "name": "web"}}}
+    scaled = {**deployment, "spec": {"replicas": 3}}
+    source = _memory([TraceEvent(ts_ms=60, applied=[scaled])], initial=[deployment, hpa])
+    active = list(replay_events(source, start_ms=50, duration_ms=None))
+    assert active[0].applied[0]["spec"] == {"replicas": 1}
+    assert active[1].applied[0]["spec"] == {}
+    removed = list(replay_events(source, start_ms=50, duration_ms=None, remove_hpas=True))
+    assert removed[1].applied[0]["spec"] == {"replicas": 3}
+
+
 def test_malformed_usage_is_refused_by_the_scan_naming_the_field(tmp_path: Path) -> None:
     records = [[1, encode_header(HEADER)],
                [3, [[START_MS, [envelope_of(config_map("a"), where="t")], []]]],

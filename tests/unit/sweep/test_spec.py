@@ -121,7 +121,7 @@ def test_every_bad_axis_is_one_error_naming_the_field(tmp_path: Path, axis: Any,
     ({"base": {**BASE, "timers": {"clusterAutoscaler.scan-intervall": "1s"}}}, None),
     ({"base": {**BASE, "timers": {"ca.scan-interval": "1s"}}},
      "base.timers: 'ca.scan-interval' is not SECTION.NAME with SECTION one of "
-     "clusterAutoscaler, karpenter, scheduler, controllerManager"),
+     "clusterAutoscaler, karpenter, scheduler, controllerManager, metricsServer"),
     ({"base": {**BASE, "colour": "red"}}, "base: unknown field(s) colour; allowed: trace, "
      "speed, duration, seed, repetitions, nodeGroups, autoscaler, timers"),
     ({"axes": [TIMER_AXIS, {**TIMER_AXIS, "values": ["3m"]}]},

@@ -70,6 +70,7 @@ NAMESPACES = _core("namespaces", "Namespace", namespaced=False)
 CONFIG_MAPS = _core("configmaps", "ConfigMap", namespaced=True)
 EVENTS = _core("events", "Event", namespaced=True)
 SERVICE_ACCOUNTS = _core("serviceaccounts", "ServiceAccount", namespaced=True)
+SERVICES = _core("services", "Service", namespaced=True)
 DEPLOYMENTS = Resource(group="apps", version="v1", plural="deployments", kind="Deployment",
                        namespaced=True)
 REPLICA_SETS = Resource(group="apps", version="v1", plural="replicasets", kind="ReplicaSet",
@@ -83,6 +84,18 @@ CUSTOM_RESOURCE_DEFINITIONS = Resource(
     group="apiextensions.k8s.io", version="v1", plural="customresourcedefinitions",
     kind="CustomResourceDefinition", namespaced=False)
 
+HORIZONTAL_POD_AUTOSCALERS = Resource(group="autoscaling", version="v2",
+                                      plural="horizontalpodautoscalers",
+                                      kind="HorizontalPodAutoscaler", namespaced=True)
+API_SERVICES = Resource(group="apiregistration.k8s.io", version="v1", plural="apiservices",
+                        kind="APIService", namespaced=False)
+# What metrics-server serves (through the aggregation layer) and HPAs read.
+POD_METRICS = Resource(group="metrics.k8s.io", version="v1beta1", plural="pods",
+                       kind="PodMetrics", namespaced=True)
+# KWOK's usage emulation (its CRD ships with the KWOK build): usage for the pods it selects.
+CLUSTER_RESOURCE_USAGES = Resource(group="kwok.x-k8s.io", version="v1alpha1",
+                                   plural="clusterresourceusages",
+                                   kind="ClusterResourceUsage", namespaced=False)
 # Ours (deploy/crds/): the Simulation skctl creates and sk-ctrl runs, and the root object
 # that owns everything the driver creates for one simulation.
 SIMULATIONS = Resource(group="simkube.dev", version="v1alpha1", plural="simulations",

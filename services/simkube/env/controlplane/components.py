@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from simkube.env.controlplane.certs import SERVICE_IP
+from simkube.env.controlplane.certs import FRONT_PROXY_CLIENT, SERVICE_IP
 from simkube.env.ports import LOOPBACK
 from simkube.env.toolchain.cache import binary_path
 from simkube.env.toolchain.catalog import Binary
@@ -30,6 +30,7 @@ class Component(StrEnum):
     KUBE_CONTROLLER_MANAGER = "kube-controller-manager"
     KUBE_SCHEDULER = "kube-scheduler"
     KWOK = "kwok"
+    METRICS_SERVER = "metrics-server"  # only with env up --metrics-server
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,6 +75,7 @@ class Ports:
     controller_manager: int
     scheduler: int
     kwok: int
+    metrics_server: int = 0  # 0: the environment runs no metrics-server
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,7 +119,21 @@ def _apiserver(layout: Layout, ports: Ports) -> ComponentSpec:
         # Loopback cannot be an Endpoints address, so the apiserver must not publish itself.
         "--endpoint-reconciler-type=none",
         "--max-requests-inflight=2000", "--max-mutating-requests-inflight=1000",
-        "--profiling=false", f"--cert-dir={layout.root / 'apiserver-certs'}"])
+        "--profiling=false", f"--cert-dir={layout.root / 'apiserver-certs'}",
+        *aggregation_flags(pki)])
+
+
+def aggregation_flags(pki: Path) -> list[str]:
+    """The aggregation layer, so an APIService (metrics.k8s.io) can be served by another
+    process: the front proxy's CA and the one name it may assert users under, and the client
+    certificate the API server forwards requests with."""
+    return [f"--requestheader-client-ca-file={pki / 'front-proxy-ca.crt'}",
+            f"--requestheader-allowed-names={FRONT_PROXY_CLIENT}",
+            "--requestheader-username-headers=X-Remote-User",
+            "--requestheader-group-headers=X-Remote-Group",
+            "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+            f"--proxy-client-cert-file={pki / (FRONT_PROXY_CLIENT + '.crt')}",
+            f"--proxy-client-key-file={pki / (FRONT_PROXY_CLIENT + '.key')}"]
 
 
 def _controller_manager(layout: Layout, ports: Ports) -> ComponentSpec:
@@ -148,6 +164,9 @@ def _scheduler(layout: Layout, ports: Ports) -> ComponentSpec:
 
 
 def _kwok(layout: Layout, ports: Ports) -> ComponentSpec:
+    # With metrics-server, KWOK serves kubelet metrics (the Metric in its configuration) and
+    # watches the ClusterResourceUsages the driver writes (driver/usage.py).
+    usage = ["--enable-crds=ClusterResourceUsage"] if ports.metrics_server else []
     return ComponentSpec(component=Component.KWOK, port=ports.kwok,
                          health_url=f"http://{LOOPBACK}:{ports.kwok}/healthz", argv=[
         str(binary_path(Binary.KWOK)), f"--kubeconfig={layout.kubeconfig_for('kwok')}",
@@ -157,11 +176,12 @@ def _kwok(layout: Layout, ports: Ports) -> ComponentSpec:
         # No node leases: with them KWOK 0.8.0 serves a node's pods only once it holds the
         # node's lease, and drops pods bound in the moments before (docs/kwok.md). The
         # node-heartbeat stage keeps nodes Ready instead.
-        "--node-lease-duration-seconds=0"])
+        "--node-lease-duration-seconds=0", *usage])
 
 
 def control_plane(layout: Layout, ports: Ports) -> list[ComponentSpec]:
-    """Every component in start order (each later one needs the earlier ones healthy)."""
+    """Every component in start order (each later one needs the earlier ones healthy);
+    metrics-server, when asked for, comes after them (``metrics_server.py``)."""
     return [_etcd(layout, ports), _apiserver(layout, ports), _controller_manager(layout, ports),
             _scheduler(layout, ports), _kwok(layout, ports)]
 

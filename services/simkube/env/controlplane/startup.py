@@ -1,7 +1,8 @@
 """Starting the components in dependency order and waiting until each one is usable.
 
 "Usable" is stricter than "running": the API server answers ``/readyz``, the controller
-manager, scheduler and KWOK answer their health checks, the ``default`` ServiceAccount exists
+manager, scheduler, KWOK (and metrics-server, when asked for: its APIService Available too)
+answer their health checks, the ``default`` ServiceAccount exists
 (proof that the controllers reconcile), and requested fake nodes are Ready. A component that
 dies or stays unhealthy fails the start with its last log lines in the message.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.kubeapi import SERVICE_ACCOUNTS
 from simkube.env import health, processes, state
+from simkube.env.controlplane import metrics_server
 from simkube.env.controlplane import nodes as fake_nodes
 from simkube.env.controlplane.components import (
     Component,
@@ -74,14 +76,20 @@ def _wait_default_service_account(env: state.EnvState, layout: Layout) -> None:
 def launch(env: state.EnvState, layout: Layout, *, nodes: int,
            node_template: Path | None) -> None:
     """Start every component in order and return once the cluster is usable."""
-    specs = control_plane(layout, Ports(**env.ports))
+    allocated = Ports(**env.ports)
+    specs = control_plane(layout, allocated)
     # etcd, then the API server; the rest only need the API server, so they start together.
     for spec in specs[:2]:
         _wait_healthy(_start(spec, layout, env), layout)
+    if allocated.metrics_server:  # KWOK watches the usage objects from its start
+        metrics_server.install_usage_crds(layout.admin_kubeconfig)
+        specs.append(metrics_server.metrics_server_spec(layout, allocated))
     started = [_start(spec, layout, env) for spec in specs[2:]]
     for record in started:
         _wait_healthy(record, layout)
     _wait_default_service_account(env, layout)
+    if allocated.metrics_server:
+        metrics_server.register(layout, port=allocated.metrics_server)
     if nodes:
         template = fake_nodes.load_template(node_template)
         names = fake_nodes.node_names(nodes)

@@ -32,6 +32,7 @@ class Binary(StrEnum):
     KWOK = "kwok"
     KWOKCTL = "kwokctl"
     CLUSTER_AUTOSCALER = "cluster-autoscaler"
+    METRICS_SERVER = "metrics-server"  # the wrapper: resolutions under 10 s, KWOK's kubelets
     KARPENTER = "karpenter-kwok"  # Karpenter with its KWOK cloud provider
     HELM = "helm"  # renders and lints deploy/helm/simkube (tests and docs/helm.md)
 
@@ -101,6 +102,18 @@ KWOK = BuildGroup(
         Binary.KWOK: "sigs.k8s.io/kwok/cmd/kwok",
         Binary.KWOKCTL: "sigs.k8s.io/kwok/cmd/kwokctl",
     },
+    # The usage KWOK emulates for metrics-server (env up --metrics-server): the driver writes
+    # one ClusterResourceUsage per workload, which KWOK watches when this CRD is installed.
+    assets=(("sigs.k8s.io/kwok",
+             "kustomize/crd/bases/kwok.x-k8s.io_clusterresourceusages.yaml"),),
+)
+# Upstream's command refuses --metric-resolution under 10 s and scrapes kubelets at their node
+# addresses; the wrapper's main accepts a resolution divided by the replay's speed and routes
+# kubelet requests to KWOK's per-node paths (toolchain/metrics-server/main.go).
+METRICS_SERVER = BuildGroup(
+    name="metrics-server",
+    version=UPSTREAM.metrics_server,
+    packages={Binary.METRICS_SERVER: "simkube.local/toolchain/metrics-server"},
 )
 CLUSTER_AUTOSCALER = BuildGroup(
     name="cluster-autoscaler",
@@ -139,12 +152,13 @@ HELM = BuildGroup(
 )
 
 
-# Karpenter and helm are served by the module proxy, so unlike CA they are part of every
-# build. The order is the build order: what every environment needs first (the control
-# plane, smallest first, so a proxy problem shows within a minute, not after Kubernetes'
-# quarter of an hour), then the autoscaler the demo runs, then what only tests use (helm).
+# metrics-server, Karpenter and helm are served by the module proxy, so unlike CA they are
+# part of every build. The order is the build order: what every environment needs first (the
+# control plane, smallest first, so a proxy problem shows within a minute, not after
+# Kubernetes' quarter of an hour), then metrics-server (HPAs) and the autoscaler the demo
+# runs, then what only tests use (helm).
 CONTROL_PLANE: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES)
-CORE_GROUPS: tuple[BuildGroup, ...] = (*CONTROL_PLANE, KARPENTER, HELM)
+CORE_GROUPS: tuple[BuildGroup, ...] = (*CONTROL_PLANE, METRICS_SERVER, KARPENTER, HELM)
 ALL_GROUPS: tuple[BuildGroup, ...] = (*CORE_GROUPS, CLUSTER_AUTOSCALER)
 
 

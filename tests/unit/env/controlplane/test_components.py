@@ -19,7 +19,9 @@ def fake_binaries(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_start_order_and_ports() -> None:
     specs = control_plane(Layout(root=Path("/e")), PORTS)
-    assert [s.component for s in specs] == list(Component)
+    # metrics-server starts after these, only when asked for (test_metrics_server.py)
+    assert [s.component for s in specs] == [c for c in Component
+                                            if c is not Component.METRICS_SERVER]
     assert [s.port for s in specs] == [1001, 1003, 1004, 1005, 1006]
 
 
@@ -38,3 +40,19 @@ def test_kwok_manages_only_annotated_nodes_with_our_stages() -> None:
     assert "--manage-all-nodes=false" in kwok.argv
     assert "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake" in kwok.argv
     assert "--config=/e/kwok.yaml" in kwok.argv
+
+
+def test_kwok_watches_usage_objects_only_with_metrics_server() -> None:
+    plain = control_plane(Layout(root=Path("/e")), PORTS)[-1]
+    assert not any(a.startswith("--enable-crds") for a in plain.argv)
+    with_metrics = Ports(**{**PORTS.__dict__, "metrics_server": 1007})
+    kwok = control_plane(Layout(root=Path("/e")), with_metrics)[-1]
+    assert "--enable-crds=ClusterResourceUsage" in kwok.argv
+
+
+def test_apiserver_has_the_aggregation_layer() -> None:
+    apiserver = control_plane(Layout(root=Path("/e")), PORTS)[1]
+    assert "--requestheader-client-ca-file=/e/pki/front-proxy-ca.crt" in apiserver.argv
+    assert "--requestheader-allowed-names=front-proxy-client" in apiserver.argv
+    assert "--proxy-client-cert-file=/e/pki/front-proxy-client.crt" in apiserver.argv
+    assert "--proxy-client-key-file=/e/pki/front-proxy-client.key" in apiserver.argv

@@ -18,6 +18,9 @@ def _install_fake_build(tmp_path: Path) -> Path:
     for binary in KWOK.packages:
         (staging / binary.value).write_bytes(b"\x7fELF fake " + binary.value.encode())
         (staging / binary.value).chmod(0o755)
+    (staging / cache.ASSETS).mkdir()
+    for _, asset in KWOK.assets:  # its usage CRD, kept beside the binaries
+        (staging / cache.ASSETS / Path(asset).name).write_text("kind: CustomResourceDefinition\n")
     return cache.install_entry(KWOK, staging=staging, build_seconds=3.0)
 
 

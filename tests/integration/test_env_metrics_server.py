@@ -1,0 +1,140 @@
+"""metrics-server over KWOK's emulated usage, end to end with the real components.
+
+``env up --metrics-server`` must give a cluster where the usage written into a KWOK
+ClusterResourceUsage is what ``kubectl top pods`` shows (KWOK serves it as a kubelet, the
+project's metrics-server scrapes it, the aggregator serves metrics.k8s.io), and where a real
+autoscaling/v2 HPA, run by the real kube-controller-manager, scales a Deployment out when
+the usage rises. The environment is retimed to speed 5 first, as a Simulation's run would:
+metrics-server restarts with a 3 s resolution (under upstream's 10 s floor) and the HPA
+syncs every 3 s, so the test also proves the speed-scaled restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simkube.core.kubeapi import (
+    CLUSTER_RESOURCE_USAGES,
+    DEPLOYMENTS,
+    HORIZONTAL_POD_AUTOSCALERS,
+    NAMESPACES,
+    PODS,
+    KubeClient,
+    apply,
+    poll,
+)
+from simkube.core.simtime import TimeScale
+from simkube.env import retiming
+from simkube.env.paths import env_dir
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
+from tests.conftest import skctl
+
+pytestmark = pytest.mark.integration
+NS = "hpa-demo"
+MANAGER = "test"
+TOLERATION = {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def _deployment() -> dict[str, Any]:
+    labels = {"app": "web"}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": NS},
+            "spec": {"replicas": 1, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels}, "spec": {
+                         "tolerations": [TOLERATION],
+                         "containers": [{"name": "app", "image": "web:1", "resources": {
+                             "requests": {"cpu": "100m", "memory": "64Mi"}}}]}}}}
+
+
+def _hpa() -> dict[str, Any]:
+    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": NS},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                        "name": "web"},
+                     "minReplicas": 1, "maxReplicas": 4,
+                     "metrics": [{"type": "Resource", "resource": {
+                         "name": "cpu", "target": {"type": "Utilization",
+                                                   "averageUtilization": 50}}}]}}
+
+
+def _usage(cpu: str) -> dict[str, Any]:
+    """Every pod of the namespace uses ``cpu`` (one container each)."""
+    return {"apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "ClusterResourceUsage",
+            "metadata": {"name": "hpa-demo"},
+            "spec": {"selector": {"matchNamespaces": [NS]},
+                     "usages": [{"usage": {"cpu": {"value": cpu},
+                                           "memory": {"value": "50Mi"}}}]}}
+
+
+def _top(kubeconfig: str) -> str:
+    result = subprocess.run([str(binary_path(Binary.KUBECTL)), f"--kubeconfig={kubeconfig}",
+                             "top", "pods", "-n", NS, "--no-headers"],
+                            capture_output=True, text=True, timeout=30, check=False)
+    return result.stdout
+
+
+async def _scenario(kubeconfig: str) -> None:
+    kube = await KubeClient.connect(kubeconfig=Path(kubeconfig))
+    try:
+        await apply(kube, NAMESPACES.path(name=NS), {"apiVersion": "v1", "kind": "Namespace",
+                                                     "metadata": {"name": NS}},
+                    field_manager=MANAGER)
+        await apply(kube, CLUSTER_RESOURCE_USAGES.path(name="hpa-demo"), _usage("30m"),
+                    field_manager=MANAGER)
+        await apply(kube, DEPLOYMENTS.path(namespace=NS, name="web"), _deployment(),
+                    field_manager=MANAGER)
+
+        async def shown() -> bool:  # kubectl top pods shows the usage set (30m of 100m)
+            lines = (await asyncio.to_thread(_top, kubeconfig)).split()
+            return len(lines) >= 3 and lines[1] == "30m"
+        assert await poll(shown, timeout=90, interval=1.0), _top(kubeconfig)
+
+        await apply(kube, HORIZONTAL_POD_AUTOSCALERS.path(namespace=NS, name="web"), _hpa(),
+                    field_manager=MANAGER)
+        # 30 % of the request: under the 50 % target, one replica stays one.
+        await asyncio.sleep(8)
+        deployment = await kube.request("GET", DEPLOYMENTS.path(namespace=NS, name="web"))
+        assert deployment["spec"]["replicas"] == 1
+        # 200 % of the request: the HPA wants 1 * 200 / 50 = 4 pods (its maximum).
+        await apply(kube, CLUSTER_RESOURCE_USAGES.path(name="hpa-demo"), _usage("200m"),
+                    field_manager=MANAGER)
+
+        async def scaled() -> bool:
+            found = await kube.request("GET", DEPLOYMENTS.path(namespace=NS, name="web"))
+            return bool(found["spec"]["replicas"] == 4)
+        assert await poll(scaled, timeout=120, interval=1.0)
+        hpa = await kube.request("GET", HORIZONTAL_POD_AUTOSCALERS.path(namespace=NS,
+                                                                        name="web"))
+        assert hpa["status"]["desiredReplicas"] == 4
+
+        async def four_pods() -> bool:  # the ReplicaSet follows the Deployment
+            return len((await kube.request("GET", PODS.path(namespace=NS)))["items"]) == 4
+        assert await poll(four_pods, timeout=30, interval=0.5)
+    finally:
+        await kube.close()
+
+
+def test_kubectl_top_and_a_real_hpa_see_kwok_usage() -> None:
+    name = f"metrics-{os.getpid()}"
+    skctl("env", "up", "--name", name, "--nodes", "1", "--metrics-server")
+    try:
+        status = json.loads(skctl("env", "status", "--name", name, "--json").stdout)
+        assert "metrics-server" in {c["name"] for c in status["components"]}
+        restarted = retiming.retime(name, scale=TimeScale(5))
+        assert "metrics-server" in restarted
+        state = json.loads((env_dir(name) / "state.json").read_text())
+        argv = next(c["argv"] for c in state["components"] if c["name"] == "metrics-server")
+        assert "--metric-resolution=3000ms" in argv
+        assert "--kubelet-request-timeout=2000ms" in argv
+        asyncio.run(_scenario(status["kubeconfig"]))
+        assert "metrics-server" in retiming.restore(name)
+    finally:
+        skctl("env", "down", "--name", name, check=False)
