@@ -90,14 +90,18 @@ async def test_recorded_usage_reaches_kwok_and_metrics_server(metrics_env: SimEn
         assert await poll(second, timeout=30, interval=0.2)
 
         # metrics-server (15 s resolution: this environment is not retimed) reports the pods
-        # at 500m (±10 %) within two scrapes, long before the replay's 60 s end.
+        # at 500m within two scrapes, long before the replay's 60 s end. Within 20 %: its
+        # rate divides KWOK's counter (integrated when KWOK answers) by the times it sent
+        # its requests, and on two loaded cores the two drift apart by up to a second.
+        seen: list[str] = []
+
         async def served() -> bool:
             listing = await kube.request("GET", POD_METRICS.path(namespace=f"{prefix}-shop"))
-            items = listing.get("items") or []
-            cpus = [container["usage"]["cpu"] for item in items
+            cpus = [container["usage"]["cpu"] for item in listing.get("items") or []
                     for container in item["containers"]]
-            return len(cpus) == 2 and all(_millicores(cpu) in range(450, 551) for cpu in cpus)
-        assert await poll(served, timeout=50, interval=1.0)
+            seen[:] = cpus
+            return len(cpus) == 2 and all(_millicores(cpu) in range(400, 601) for cpu in cpus)
+        assert await poll(served, timeout=55, interval=1.0), seen
 
         await asyncio.wait_for(sim.wait(), timeout=90)
         assert await _objects(kube, sim.name) == []
