@@ -37,6 +37,9 @@ class PodStages:
     origin: float = field(default_factory=time.monotonic)
     seen: dict[Stage, dict[str, float]] = field(
         default_factory=lambda: {stage: {} for stage in STAGES})
+    # Events showing a pod bound and not yet Running: one per pod when nothing else writes
+    # the pod between its binding and KWOK's Running patch.
+    bound_pending_events: int = 0
 
     def observe(self, pod: dict[str, Any], *, at: float) -> None:
         name = pod.get("metadata", {}).get("name")
@@ -47,6 +50,8 @@ class PodStages:
             reached.append(Stage.BOUND)
         if pod.get("status", {}).get("phase") == "Running":
             reached.append(Stage.RUNNING)
+        elif len(reached) == 2:
+            self.bound_pending_events += 1
         for stage in reached:
             self.seen[stage].setdefault(name, at)
 
@@ -57,7 +62,8 @@ class PodStages:
         """For each stage: seconds from ``origin`` until 10/50/90/100 % of ``pods`` had
         reached it, and its rate between 10 % and 90 % (pods a second); for each step
         between stages, the per-pod wait's p50/p90/p99/max."""
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {"bound_pending_events_per_pod": round(
+            self.bound_pending_events / max(self.count(Stage.BOUND), 1), 2)}
         for stage in STAGES:
             times = sorted(t - self.origin for t in self.seen[stage].values())
             marks = {f"t{int(f * 100)}_s": _at(times, fraction=f, pods=pods)

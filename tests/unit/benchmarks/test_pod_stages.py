@@ -24,6 +24,8 @@ def test_the_first_sighting_of_each_stage_counts() -> None:
     stages.observe(pod("a", node="n1", phase="Running"), at=4.0)
     assert {s: stages.seen[s]["a"] for s in Stage} == {
         Stage.CREATED: 1.0, Stage.BOUND: 2.0, Stage.RUNNING: 4.0}
+    assert stages.bound_pending_events == 2
+    assert stages.summary(pods=1)["bound_pending_events_per_pod"] == 2.0
 
 
 def test_a_pod_first_seen_running_has_reached_every_stage_then() -> None:
