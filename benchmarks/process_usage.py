@@ -61,6 +61,7 @@ class Usage:
     last: dict[str, Sample] = field(default_factory=dict)
     peak_cpu_share: dict[str, float] = field(default_factory=dict)  # of one core, per interval
     _machine: tuple[float, float] = (0.0, 0.0)
+    _machine_end: tuple[float, float] = (0.0, 0.0)
     _began: float = 0.0
     _ended: float = 0.0
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -95,14 +96,14 @@ class Usage:
         if self._thread is not None:
             self._thread.join()
         self.last = {**self.last, **self._sample()}
-        self._ended = time.monotonic()
+        self._ended, self._machine_end = time.monotonic(), machine_busy_seconds()
 
     def report(self) -> dict[str, Any]:
         """Per process: CPU seconds in the window, its mean and peak share of one core, and
         the resident set (now and peak, MB); for the machine: how busy its cores were and how
         much of that was not the environment's."""
         wall = max(self._ended - self._began, 1e-9)
-        busy_now, total_now = machine_busy_seconds()
+        busy_now, total_now = self._machine_end
         cores = os.cpu_count() or 1
         busy = busy_now - self._machine[0]
         processes: dict[str, Any] = {}

@@ -35,6 +35,7 @@ def test_a_window_reports_the_cpu_spent_in_it() -> None:
     while time.process_time() < deadline:  # burn 0.3 s of CPU
         pass
     usage.stop()
+    time.sleep(0.3)  # a report made later still covers the window only
     report = usage.report()
     me = report["processes"]["me"]
     assert me["cpu_seconds"] >= 0.2
@@ -42,4 +43,4 @@ def test_a_window_reports_the_cpu_spent_in_it() -> None:
     assert me["rss_mb"] > 1
     assert "gone" not in report["processes"]
     assert report["cores"] == os.cpu_count()
-    assert report["machine_busy_cores"] > 0
+    assert 0 < report["machine_busy_cores"] <= report["cores"] + 0.1
