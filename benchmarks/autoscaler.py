@@ -202,8 +202,9 @@ def _run(name: str, work: Path) -> Iterator[dict[str, Any]]:
                         "benchmark": os.getpid()})
     stages = PodStages()
 
-    async def measure() -> tuple[float | None, float | None, dict[str, Histogram], dict[str, Histogram],
+    async def measure() -> tuple[float | None, float | None, dict[str, Histogram],
                                  dict[str, Histogram], dict[str, Histogram],
+                                 dict[str, Histogram],
                                  tuple[metrics.Snapshot, metrics.Snapshot]]:
         async with httpx.AsyncClient(base_url=status["api_server"], verify=tls,
                                      timeout=120) as client:
