@@ -27,8 +27,7 @@ from simkube.driver.registry import launch
 from simkube.env import lifecycle
 from simkube.env.controlplane.components import Layout
 from simkube.env.paths import env_dir
-from simkube.trace import InMemorySource, Trace, TraceEvent, TraceFormat
-from simkube.trace.model.usage import UsageSample, WorkloadUsage
+from simkube.trace import InMemorySource, Trace, TraceEvent, TraceFormat, UsageSample, WorkloadUsage
 
 WORKLOADS = 20
 REPLICAS = 50

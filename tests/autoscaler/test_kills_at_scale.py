@@ -35,7 +35,7 @@ from tests.autoscaler.conftest import GROUP_LABEL, connect, group
 from tests.conftest import skctl
 from tests.support.kube import eventually
 
-pytestmark = pytest.mark.autoscaler
+pytestmark = [pytest.mark.autoscaler, pytest.mark.timeout(1800)]
 TRACE = Path(__file__).parents[1] / "data" / "simkube" / "dsb-scaling.sktrace"
 FILLERS = 5
 FILLER_SIZE = 200
@@ -44,8 +44,15 @@ CORDON_CONCURRENCY = 32
 
 
 async def cordon_fillers(api: client.ApiClient) -> int:
+    """Cordon every filler Node once all of them exist (sk-cloudprov creates them as its
+    placeholder pods run, after ``env up`` returns)."""
     core = client.CoreV1Api(api)
-    nodes = await core.list_node(label_selector="simkube.dev/filler=true")
+
+    async def all_there() -> Any:
+        nodes = await core.list_node(label_selector="simkube.dev/filler=true")
+        return nodes if len(nodes.items) >= FILLERS * FILLER_SIZE else None
+    nodes = await eventually(all_there, timeout=600, interval=2,
+                             what=f"{FILLERS * FILLER_SIZE} filler Nodes")
     limit = asyncio.Semaphore(CORDON_CONCURRENCY)
 
     async def cordon(name: str) -> None:

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from simkube.driver.hpa_targets import HpaTargets
-from simkube.trace import KubeObject, PodLifecycle, TraceFormatError, TraceSource
-from simkube.trace.model.usage import WorkloadUsage
+from simkube.trace import KubeObject, PodLifecycle, TraceFormatError, TraceSource, WorkloadUsage
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -35,7 +35,7 @@ from simkube.core.logs import get_logger
 from simkube.driver.clock import ReplayClock
 from simkube.driver.names import FIELD_MANAGER, SIMULATION_LABEL, USAGE_WORKLOAD
 from simkube.driver.usage_objects import object_name, share, usage_object, workload_key
-from simkube.trace.model.usage import UsageSample, WorkloadUsage
+from simkube.trace import UsageSample, WorkloadUsage
 
 log = get_logger(__name__)
 FLUSH_S = 0.25

@@ -23,7 +23,7 @@ from typing import Any
 
 from simkube.core.kubeapi import CLUSTER_RESOURCE_USAGES
 from simkube.driver.names import SIMULATION_LABEL, USAGE_WORKLOAD
-from simkube.trace.model.usage import UsageSample, WorkloadUsage
+from simkube.trace import UsageSample, WorkloadUsage
 
 MIN_CPU_MILLICORES = 1
 MIN_MEMORY_BYTES = 1
