@@ -43,11 +43,10 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from benchmarks import control_plane_metrics as metrics
+from benchmarks.ca_binary import missing_ca
 from benchmarks.pod_stages import PodStages, Stage, watch
 from benchmarks.process_usage import Usage, read_process
-from simkube.core.errors import EnvironmentStateError
 from simkube.env import health, state
-from simkube.env.autoscalers.cluster_autoscaler import resolve
 from simkube.env.controlplane.components import Layout
 from simkube.env.paths import env_dir
 
@@ -256,13 +255,9 @@ def _run(name: str, work: Path) -> Iterator[dict[str, Any]]:
 
 
 def run() -> Iterator[dict[str, Any]]:
-    try:
-        binary = resolve(None)
-    except EnvironmentStateError as exc:
-        yield {"figure": "autoscaler", "ran": False,
-               "reason": f"no Cluster Autoscaler binary: {exc}"}
+    if (missing := missing_ca("autoscaler")) is not None:
+        yield missing
         return
-    os.environ.setdefault("SIMKUBE_CLUSTER_AUTOSCALER", str(binary.path))
     name = f"bench-ca-{os.getpid()}"
     with tempfile.TemporaryDirectory(prefix="bench-ca-") as work:
         try:

@@ -33,11 +33,10 @@ from typing import Any
 
 import yaml
 
+from benchmarks.ca_binary import missing_ca
 from benchmarks.kwok_anchor import SKCTL, kwok_provider, skctl
 from benchmarks.loop_metrics import functions, rpcs, window
-from simkube.core.errors import EnvironmentStateError
 from simkube.env import state
-from simkube.env.autoscalers.cluster_autoscaler import resolve
 from simkube.env.paths import env_dir
 
 SIZES = (100, 1_000)
@@ -71,16 +70,13 @@ def _cloudprov(nodes: int, work: Path) -> Iterator[dict[str, Any]]:
 
 
 def run() -> Iterator[dict[str, Any]]:
-    try:
-        binary = resolve(None)
-    except EnvironmentStateError as exc:
-        yield {"figure": "autoscaler_loop", "ran": False,
-               "reason": f"no Cluster Autoscaler binary: {exc}"}
+    if (missing := missing_ca("autoscaler_loop")) is not None:
+        yield missing
         return
-    os.environ.setdefault("SIMKUBE_CLUSTER_AUTOSCALER", str(binary.path))
+    ca_path = Path(os.environ["SIMKUBE_CLUSTER_AUTOSCALER"])
     sizes = tuple(int(s) for s in os.environ.get("SIMKUBE_BENCH_LOOP_SIZES", "").split(",")
                   if s) or SIZES
     for nodes in sizes:
         with tempfile.TemporaryDirectory(prefix="bench-loop-") as work:
             yield from _cloudprov(nodes, Path(work))
-            yield from kwok_provider(nodes, Path(work), binary.path)
+            yield from kwok_provider(nodes, Path(work), ca_path)
