@@ -9,7 +9,7 @@ a window's folded initial state, which is one object per live object at its star
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +23,7 @@ from simkube.trace.model.types import KubeObject, ObjectRef, TraceEvent, TraceHe
 from simkube.trace.tools import edit_steps
 from simkube.trace.tools.edit_autoscaling import change_hpa, drop_usage, scale_load
 from simkube.trace.tools.edit_time import stretch_time, window
-from simkube.trace.tools.stream import TraceStream, stream_of
+from simkube.trace.tools.stream import TraceStream, stream_of, visit_objects
 
 
 def apply_edits(source: TraceSource, steps: Sequence[edit_steps.EditStep]) -> TraceStream:
@@ -43,23 +43,8 @@ def apply_edits(source: TraceSource, steps: Sequence[edit_steps.EditStep]) -> Tr
         elif isinstance(step, edit_steps.DropUsage):
             stream = drop_usage(step, stream)
         else:
-            stream = _rewrite(stream, _object_edit(step, stream.header))
+            stream = visit_objects(stream, _object_edit(step, stream.header))
     return stream
-
-
-def _rewrite(stream: TraceStream, edit: Callable[[KubeObject], None]) -> TraceStream:
-    def edited(objects: Iterable[KubeObject]) -> Iterator[KubeObject]:
-        for obj in objects:
-            edit(obj)
-            yield obj
-
-    def events() -> Iterator[TraceEvent]:
-        for event in stream.events:
-            for obj in event.applied:
-                edit(obj)
-            yield event
-
-    return replace(stream, initial_state=edited(stream.initial_state), events=events())
 
 
 def _select(step: edit_steps.Select, stream: TraceStream) -> TraceStream:

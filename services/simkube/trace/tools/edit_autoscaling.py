@@ -20,7 +20,7 @@ from simkube.trace.model.objects import labels_of
 from simkube.trace.model.types import KubeObject, ObjectRef, TraceEvent
 from simkube.trace.model.usage import WorkloadUsage
 from simkube.trace.tools.edit_steps import DropUsage, HpaChange, ScaleLoad
-from simkube.trace.tools.stream import TraceStream
+from simkube.trace.tools.stream import TraceStream, visit_objects
 
 HPA_KIND = "HorizontalPodAutoscaler"
 
@@ -114,18 +114,7 @@ def _workload_labels(stream: TraceStream) -> tuple[TraceStream, dict[tuple[str, 
         ref = ObjectRef.of(obj)
         labels[(ref.kind_key, ref.ns_name)] = labels_of(obj)
 
-    def state() -> Iterator[KubeObject]:
-        for obj in stream.initial_state:
-            note(obj)
-            yield obj
-
-    def events() -> Iterator[TraceEvent]:
-        for event in stream.events:
-            for obj in event.applied:
-                note(obj)
-            yield event
-
-    return replace(stream, initial_state=state(), events=events()), labels
+    return visit_objects(stream, note), labels
 
 
 def _matches(step: ScaleLoad | DropUsage, usage: WorkloadUsage,

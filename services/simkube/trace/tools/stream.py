@@ -8,8 +8,8 @@ them only once the events have gone by.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
 
@@ -65,3 +65,20 @@ def write_stream(stream: TraceStream, path: Path, *,
         for usage in stream.usage():
             writer.write_usage(usage)
     return Written(state_objects, events)
+
+
+def visit_objects(stream: TraceStream, visit: Callable[[KubeObject], None]) -> TraceStream:
+    """``stream`` with ``visit`` called on every object it applies (initial state and events)
+    as it is consumed; ``visit`` may edit the object in place."""
+    def visited(objects: Iterable[KubeObject]) -> Iterator[KubeObject]:
+        for obj in objects:
+            visit(obj)
+            yield obj
+
+    def events() -> Iterator[TraceEvent]:
+        for event in stream.events:
+            for obj in event.applied:
+                visit(obj)
+            yield event
+
+    return replace(stream, initial_state=visited(stream.initial_state), events=events())
