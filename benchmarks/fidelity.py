@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import tempfile
 import threading
 import time
@@ -34,7 +33,7 @@ from benchmarks import fidelity_figures as figures
 from benchmarks import fidelity_settings
 from benchmarks.fidelity_autoscaler import Autoscaler, prepare
 from benchmarks.fidelity_plot import draw
-from benchmarks.fidelity_replay import SKCTL, ReplayError, replay, skctl
+from benchmarks.fidelity_replay import ReplayError, env_down, replay, skctl
 from benchmarks.fidelity_truth import Tracer, record_truth
 from simkube.cloudprov.config import load_file
 from simkube.core.errors import EnvironmentStateError
@@ -162,7 +161,4 @@ def run() -> Iterator[dict[str, Any]]:
         yield {**label, "figure": "fidelity.wall_seconds",
                "value": round(time.monotonic() - started, 1)}
     finally:
-        down = subprocess.run([SKCTL, "env", "down", "--name", env], check=False,
-                              capture_output=True, text=True, timeout=300)
-        if down.returncode != 0:
-            console.print(f"[red]env down --name {env} failed:[/] {down.stderr.strip()}")
+        env_down(env)

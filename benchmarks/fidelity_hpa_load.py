@@ -28,10 +28,12 @@ PREFIX = "hpab"  # the results recorder follows namespaces named "<prefix>-…"
 NAMESPACE = f"{PREFIX}-shop"
 NAME = "web"
 FIELD_MANAGER = "simkube-benchmark"
-CPU_REQUEST_M = 100
+# One CPU a replica: the truth's environment holds all ten on its minimum nodes (2 x 2 + 8
+# CPUs), and in the what-if's (two-CPU nodes) every second replica costs a node.
+CPU_REQUEST_M = 1000
 TARGET_PERCENT = 50
 MAX_REPLICAS = 10
-LOW_M, PEAK_M = 40, 320  # total load: 1 replica at the bottom, ceil(320 / 50) = 7 at the top
+LOW_M, PEAK_M = 400, 3200  # total load: 1 replica at the bottom, ceil(3200 / 500) = 7 at the top
 MEMORY_PER_POD = 64 * 1024 * 1024
 # (fraction of the run, fraction of the way from LOW to PEAK): linear between the points
 SHAPE = ((0.0, 0.0), (0.1, 0.0), (0.35, 1.0), (0.55, 1.0), (0.8, 0.0), (1.0, 0.0))

@@ -21,6 +21,16 @@ RUN_OVERHEAD_S = 300.0  # per run: node-group reset, timers, start, namespace cl
 SEED = 7
 
 
+def env_down(name: str) -> None:
+    """Take environment ``name`` down, saying on stderr (never raising) when that fails: it
+    runs in ``finally`` blocks, where an error would hide the one that got us there."""
+    down = subprocess.run([SKCTL, "env", "down", "--name", name], check=False,
+                          capture_output=True, text=True, timeout=300)
+    if down.returncode != 0:
+        print(f"env down --name {name} failed: {down.stderr.strip()}", file=sys.stderr,
+              flush=True)
+
+
 class ReplayError(RuntimeError):
     """A Simulation did not finish; the message has skctl's reason."""
 
@@ -48,13 +58,15 @@ def simulation_name(speed: float) -> str:
 
 
 def replay(*, env: str, trace: Path, speed: float, repetitions: int,
-           duration_s: float, timers: tuple[str, ...] = ()) -> list[Path]:
-    """Run the Simulation to its end; the results directory of each of its runs, in order."""
-    name = simulation_name(speed)
+           duration_s: float, timers: tuple[str, ...] = (), name: str | None = None,
+           options: tuple[str, ...] = ()) -> list[Path]:
+    """Run the Simulation (``name``, default ``simulation_name(speed)``; more ``skctl run``
+    ``options``) to its end; the results directory of each of its runs, in order."""
+    name = name or simulation_name(speed)
     budget = repetitions * (duration_s / speed + RUN_OVERHEAD_S)
     skctl("run", "--env", env, "--name", name, "--trace", str(trace), "--speed", f"{speed:g}",
           "--repetitions", str(repetitions), "--duration", f"{round(duration_s)}s",
-          "--seed", str(SEED),
+          "--seed", str(SEED), *options,
           *(f"--timer={timer}" for timer in timers),
           "--wait", "--timeout", f"{budget:.0f}", timeout=budget + 120, show=True)
     status = json.loads(skctl("status", name, "--env", env, "--json"))["status"]

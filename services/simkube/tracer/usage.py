@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from simkube.core.durations import parse_duration
 from simkube.core.errors import ConfigError
 from simkube.core.logs import get_logger
 from simkube.core.quantities import parse_quantity
@@ -47,6 +49,33 @@ def pod_usage(metrics: Any) -> tuple[int, int] | None:
     if cpu < 0 or memory < 0:
         return None
     return int((cpu * 1000).to_integral_value()), int(memory.to_integral_value())
+
+
+def window_start_ms(metrics: Any) -> int | None:
+    """Where the usage a PodMetrics reports began (Unix ms): its ``timestamp`` (the end of
+    the measured window) less its ``window``; ``None`` when either is missing or unreadable.
+
+    metrics-server serves each pod's CPU as a rate over its last two scrapes: the mean over
+    [timestamp - window, timestamp]. Stamped with the start of that span, a replay that holds
+    the value from its stamp (step-hold) uses, over the same span, exactly the mean the source
+    cluster measured there. Stamped with the time the tracer read it (up to a resolution
+    later), the replay would play every change a window and a read delay late, and the
+    replay's own metrics-server would lag once more: at 1x that pushed each HPA decision
+    past one sync period (docs/fidelity.md, "Pod autoscaling (HPA)").
+    """
+    if not isinstance(metrics, dict):
+        return None
+    stamp, window = metrics.get("timestamp"), metrics.get("window")
+    if not isinstance(stamp, str) or not isinstance(window, str):
+        return None
+    try:
+        end = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        span_ms = parse_duration(window, field="PodMetrics window", allow_zero=True)
+    except (ValueError, ConfigError):
+        return None
+    if end.tzinfo is None:
+        return None
+    return round(end.timestamp() * 1000) - span_ms
 
 
 def add_pod(totals: dict[ObjectRef, Totals], root: ObjectRef, usage: tuple[int, int]) -> None:

@@ -7,6 +7,11 @@ every PodMetrics (one request), keeps the pods whose owner chain reaches a track
 object and sums them per workload root. A pod's root is looked up once (a GET of the pod,
 then the owner resolver's cached chain) and remembered by namespace and name in a bounded
 LRU, so a steady cluster costs one request per period.
+
+A round is stamped with the start of the window its readings measured (``window_start_ms``:
+the latest among its pods, never later than the tracer's clock), not the time the tracer
+read them; rounds that read the same scrape again carry the same stamp and are dropped by
+the book, so sampling faster than metrics-server's resolution costs no trace space.
 """
 
 from __future__ import annotations
@@ -27,7 +32,14 @@ from simkube.core.logs import get_logger
 from simkube.trace import ObjectRef
 from simkube.tracer.config import TracerConfig
 from simkube.tracer.owners import OwnerResolver
-from simkube.tracer.usage import Totals, UsageBook, add_pod, pod_usage, workload_root
+from simkube.tracer.usage import (
+    Totals,
+    UsageBook,
+    add_pod,
+    pod_usage,
+    window_start_ms,
+    workload_root,
+)
 
 log = get_logger(__name__)
 METRICS_API = "metrics.k8s.io/v1beta1"
@@ -77,6 +89,7 @@ class UsageSampler:
         listed = await self._api.request("GET", resource.path())
         now = self._now_ms()
         totals: dict[ObjectRef, Totals] = {}
+        starts: list[int] = []
         for item in listed.get("items") or []:
             metadata = item.get("metadata") if isinstance(item, dict) else None
             namespace = (metadata or {}).get("namespace")
@@ -88,7 +101,10 @@ class UsageSampler:
             if root is None:
                 continue
             add_pod(totals, root, usage)
-        self._book.record(now, totals)
+            start = window_start_ms(item)
+            if start is not None:
+                starts.append(start)
+        self._book.record(min(max(starts, default=now), now), totals)
         self.rounds += 1
 
     async def root_of(self, namespace: str, name: str) -> ObjectRef | None:

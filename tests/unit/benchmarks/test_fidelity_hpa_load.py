@@ -7,7 +7,7 @@ pytestmark = pytest.mark.unit
 
 def test_the_load_rises_holds_and_falls_back() -> None:
     at = [load.load_at(t, duration_s=100.0) for t in (0, 10, 22.5, 35, 45, 55, 67.5, 80, 100)]
-    assert at == [40, 40, 180, 320, 320, 320, 180, 40, 40]
+    assert at == [400, 400, 1800, 3200, 3200, 3200, 1800, 400, 400]
     assert load.load_at(-5, duration_s=100.0) == load.LOW_M
     assert load.load_at(500, duration_s=100.0) == load.LOW_M
 
