@@ -140,6 +140,7 @@ def run() -> Iterator[dict[str, Any]]:
     work = Path(tempfile.mkdtemp(prefix="simkube-fidelity-hpa-"))
     _log(f"fidelity_hpa: trace, truth and results in {work}")
     started = time.monotonic()
+    down = False
     try:
         skctl("env", "up", "--name", env, "--services", "--metrics-server", show=True)
         truth = _truth(env, work, duration_s)
@@ -161,8 +162,10 @@ def run() -> Iterator[dict[str, Any]]:
                    "results": str(replays[speed])}
         # the what-if brings up an environment of its own: this one goes down first
         env_down(env)
+        down = True
         yield from what_if(work, speed=max(speeds), duration_s=duration_s)
         yield {"figure": "fidelity_hpa.wall_seconds", "value": round(time.monotonic() - started)}
     finally:
-        env_down(env)  # a second time after the what-if's is a no-op
+        if not down:
+            env_down(env)
 

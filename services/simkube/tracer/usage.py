@@ -51,17 +51,19 @@ def pod_usage(metrics: Any) -> tuple[int, int] | None:
     return int((cpu * 1000).to_integral_value()), int(memory.to_integral_value())
 
 
-def window_start_ms(metrics: Any) -> int | None:
-    """Where the usage a PodMetrics reports began (Unix ms): its ``timestamp`` (the end of
-    the measured window) less its ``window``; ``None`` when either is missing or unreadable.
+def window_midpoint_ms(metrics: Any) -> int | None:
+    """When the usage a PodMetrics reports happened (Unix ms): the middle of the window it
+    measured, its ``timestamp`` (the window's end) less half its ``window``; ``None`` when
+    either is missing or unreadable.
 
-    metrics-server serves each pod's CPU as a rate over its last two scrapes: the mean over
-    [timestamp - window, timestamp]. Stamped with the start of that span, a replay that holds
-    the value from its stamp (step-hold) uses, over the same span, exactly the mean the source
-    cluster measured there. Stamped with the time the tracer read it (up to a resolution
-    later), the replay would play every change a window and a read delay late, and the
-    replay's own metrics-server would lag once more: at 1x that pushed each HPA decision
-    past one sync period (docs/fidelity.md, "Pod autoscaling (HPA)").
+    A kubelet's reading is the pod's mean CPU over the window, and a window's mean belongs to
+    its middle (exactly so while the load changes linearly). The middle is also what makes a
+    replay unbiased: the replay's own metrics-server reads the replayed value at scrapes of
+    its own phase, half a window late on average, which holding each value from half a window
+    before its end cancels. (KWOK's kubelets report the usage at the scrape instead of a mean,
+    lagging half a window less, and the replay's extra half window cancels the same way.)
+    Stamped with the time the tracer read it, every change replayed up to a window and a
+    sampling period late: at 1x each HPA decision fell one sync later (docs/fidelity.md).
     """
     if not isinstance(metrics, dict):
         return None
@@ -75,7 +77,7 @@ def window_start_ms(metrics: Any) -> int | None:
         return None
     if end.tzinfo is None:
         return None
-    return round(end.timestamp() * 1000) - span_ms
+    return round(end.timestamp() * 1000) - span_ms // 2
 
 
 def add_pod(totals: dict[ObjectRef, Totals], root: ObjectRef, usage: tuple[int, int]) -> None:

@@ -8,7 +8,7 @@ object and sums them per workload root. A pod's root is looked up once (a GET of
 then the owner resolver's cached chain) and remembered by namespace and name in a bounded
 LRU, so a steady cluster costs one request per period.
 
-A round is stamped with the start of the window its readings measured (``window_start_ms``:
+A round is stamped with the middle of the window its readings measured (``window_midpoint_ms``:
 the latest among its pods, never later than the tracer's clock), not the time the tracer
 read them; rounds that read the same scrape again carry the same stamp and are dropped by
 the book, so sampling faster than metrics-server's resolution costs no trace space.
@@ -37,7 +37,7 @@ from simkube.tracer.usage import (
     UsageBook,
     add_pod,
     pod_usage,
-    window_start_ms,
+    window_midpoint_ms,
     workload_root,
 )
 
@@ -89,7 +89,7 @@ class UsageSampler:
         listed = await self._api.request("GET", resource.path())
         now = self._now_ms()
         totals: dict[ObjectRef, Totals] = {}
-        starts: list[int] = []
+        middles: list[int] = []
         for item in listed.get("items") or []:
             metadata = item.get("metadata") if isinstance(item, dict) else None
             namespace = (metadata or {}).get("namespace")
@@ -101,10 +101,10 @@ class UsageSampler:
             if root is None:
                 continue
             add_pod(totals, root, usage)
-            start = window_start_ms(item)
-            if start is not None:
-                starts.append(start)
-        self._book.record(min(max(starts, default=now), now), totals)
+            middle = window_midpoint_ms(item)
+            if middle is not None:
+                middles.append(middle)
+        self._book.record(min(max(middles, default=now), now), totals)
         self.rounds += 1
 
     async def root_of(self, namespace: str, name: str) -> ObjectRef | None:

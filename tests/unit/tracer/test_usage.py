@@ -6,7 +6,7 @@ import pytest
 
 from simkube.trace import ObjectRef
 from simkube.tracer.config import UsageSettings
-from simkube.tracer.usage import UsageBook, add_pod, pod_usage, window_start_ms, workload_root
+from simkube.tracer.usage import UsageBook, add_pod, pod_usage, window_midpoint_ms, workload_root
 
 pytestmark = pytest.mark.unit
 WEB = ObjectRef(api_version="apps/v1", kind="Deployment", namespace="shop", name="web")
@@ -65,14 +65,14 @@ def test_a_round_sums_pods_per_workload() -> None:
     assert totals == {WEB: (2, 1000, 400), POD: (1, 5, 1)}
 
 
-@pytest.mark.parametrize(("stamp", "window", "start_ms"), [
-    ("2026-11-26T10:00:15Z", "15s", 1_795_687_200_000),
-    ("2026-11-26T10:00:15.5Z", "15.5s", 1_795_687_200_000),
-    ("2026-11-26T11:00:15+01:00", "1m0.25s", 1_795_687_154_750),
+@pytest.mark.parametrize(("stamp", "window", "middle_ms"), [
+    ("2026-11-26T10:00:15Z", "15s", 1_795_687_207_500),
+    ("2026-11-26T10:00:15.5Z", "15.5s", 1_795_687_207_750),
+    ("2026-11-26T11:00:15+01:00", "1m0.25s", 1_795_687_184_875),
 ])
-def test_a_reading_is_stamped_where_its_window_began(stamp: str, window: str,
-                                                     start_ms: int) -> None:
-    assert window_start_ms({"timestamp": stamp, "window": window}) == start_ms
+def test_a_reading_is_stamped_in_the_middle_of_its_window(stamp: str, window: str,
+                                                          middle_ms: int) -> None:
+    assert window_midpoint_ms({"timestamp": stamp, "window": window}) == middle_ms
 
 
 @pytest.mark.parametrize("bad", [
@@ -81,5 +81,5 @@ def test_a_reading_is_stamped_where_its_window_began(stamp: str, window: str,
                                                   "window": "15"},
     {"timestamp": "2026-11-26T10:00:15", "window": "15s"},  # no zone: not a Kubernetes time
     {"timestamp": 5, "window": "15s"}])
-def test_a_reading_without_a_readable_window_has_no_start(bad: Any) -> None:
-    assert window_start_ms(bad) is None
+def test_a_reading_without_a_readable_window_has_no_time(bad: Any) -> None:
+    assert window_midpoint_ms(bad) is None

@@ -47,13 +47,13 @@ def recorded(book: UsageBook) -> list[tuple[str, int, int]]:
             for sample in series.samples]
 
 
-async def test_a_round_is_stamped_where_its_readings_window_began() -> None:
+async def test_a_round_is_stamped_in_the_middle_of_its_readings_window() -> None:
     api, book = FakeApi(), UsageBook(UsageSettings())
     api.objects[PODMETRICS.path()] = {"items": [
         reading("web", cpu="250m"), reading("db", cpu="1", stamp="2026-11-26T10:00:16Z")]}
     await sampler(api, book).sample(PODMETRICS)
-    # the latest window start of the round (10:00:01Z), not the time it was read (10:00:30Z)
-    assert recorded(book) == [("db", NOW_MS - 29_000, 1000), ("web", NOW_MS - 29_000, 250)]
+    # the latest window middle of the round (10:00:08.5Z), not the read time (10:00:30Z)
+    assert recorded(book) == [("db", NOW_MS - 21_500, 1000), ("web", NOW_MS - 21_500, 250)]
 
 
 async def test_reading_the_same_scrape_again_adds_no_sample() -> None:
@@ -65,7 +65,7 @@ async def test_reading_the_same_scrape_again_adds_no_sample() -> None:
     api.objects[PODMETRICS.path()] = {"items": [
         reading("web", cpu="300m", stamp="2026-11-26T10:00:30Z")]}
     await sampling.sample(PODMETRICS)
-    assert recorded(book) == [("web", NOW_MS - 30_000, 250), ("web", NOW_MS - 15_000, 300)]
+    assert recorded(book) == [("web", NOW_MS - 22_500, 250), ("web", NOW_MS - 7_500, 300)]
     assert sampling.rounds == 3
 
 
