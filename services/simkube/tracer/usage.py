@@ -51,20 +51,9 @@ def pod_usage(metrics: Any) -> tuple[int, int] | None:
     return int((cpu * 1000).to_integral_value()), int(memory.to_integral_value())
 
 
-def window_midpoint_ms(metrics: Any) -> int | None:
-    """When the usage a PodMetrics reports happened (Unix ms): the middle of the window it
-    measured, its ``timestamp`` (the window's end) less half its ``window``; ``None`` when
-    either is missing or unreadable.
-
-    A kubelet's reading is the pod's mean CPU over the window, and a window's mean belongs to
-    its middle (exactly so while the load changes linearly). The middle is also what makes a
-    replay unbiased: the replay's own metrics-server reads the replayed value at scrapes of
-    its own phase, half a window late on average, which holding each value from half a window
-    before its end cancels. (KWOK's kubelets report the usage at the scrape instead of a mean,
-    lagging half a window less, and the replay's extra half window cancels the same way.)
-    Stamped with the time the tracer read it, every change replayed up to a window and a
-    sampling period late: at 1x each HPA decision fell one sync later (docs/fidelity.md).
-    """
+def reading_window(metrics: Any) -> tuple[int, int] | None:
+    """The window a PodMetrics measured: (its end, Unix ms; its length, ms), read from its
+    ``timestamp`` and ``window``; ``None`` when either is missing or unreadable."""
     if not isinstance(metrics, dict):
         return None
     stamp, window = metrics.get("timestamp"), metrics.get("window")
@@ -77,7 +66,24 @@ def window_midpoint_ms(metrics: Any) -> int | None:
         return None
     if end.tzinfo is None:
         return None
-    return round(end.timestamp() * 1000) - span_ms // 2
+    return round(end.timestamp() * 1000), span_ms
+
+
+def midpoint_ms(window: tuple[int, int]) -> int:
+    """When the usage a PodMetrics reports happened (Unix ms), from its ``reading_window``:
+    the middle of the window, its ``timestamp`` (the window's end) less half its ``window``.
+
+    A kubelet's reading is the pod's mean CPU over the window, and a window's mean belongs to
+    its middle (exactly so while the load changes linearly). The middle is also what makes a
+    replay unbiased: the replay's own metrics-server reads the replayed value at scrapes of
+    its own phase, half a window late on average, which holding each value from half a window
+    before its end cancels. (KWOK's kubelets report the usage at the scrape instead of a mean,
+    lagging half a window less, and the replay's extra half window cancels the same way.)
+    Stamped with the time the tracer read it, every change replayed up to a window and a
+    sampling period late: at 1x each HPA decision fell one sync later (docs/fidelity.md).
+    """
+    end_ms, span_ms = window
+    return end_ms - span_ms // 2
 
 
 def add_pod(totals: dict[ObjectRef, Totals], root: ObjectRef, usage: tuple[int, int]) -> None:
@@ -118,6 +124,19 @@ class UsageBook:
             if series and series[-1][0] >= ts_ms:
                 continue  # the clock did not advance: keep the series strictly increasing
             series.append((ts_ms, pods, cpu, memory))
+
+    def count_in(self, root: ObjectRef, *, since_ms: int, before_ms: int) -> None:
+        """Count one more pod in ``root``'s samples stamped in [since, before), at their
+        average per reporting pod: a pod that had started by then but had no reading yet
+        (metrics-server has a pod's first rate only at its second scrape)."""
+        series = self._series.get(root)
+        index = len(series) if series is not None else 0
+        while series is not None and index > 0 and series[index - 1][0] >= since_ms:
+            index -= 1
+            ts, pods, cpu, memory = series[index]
+            if ts < before_ms and pods > 0:
+                series[index] = (ts, pods + 1, cpu + round(cpu / pods),
+                                 memory + round(memory / pods))
 
     def window(self, *, origin_ms: int, end_ms: int,
                keep: Callable[[ObjectRef], bool]) -> list[WorkloadUsage]:

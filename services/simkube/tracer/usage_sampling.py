@@ -8,10 +8,17 @@ object and sums them per workload root. A pod's root is looked up once (a GET of
 then the owner resolver's cached chain) and remembered by namespace and name in a bounded
 LRU, so a steady cluster costs one request per period.
 
-A round is stamped with the middle of the window its readings measured (``window_midpoint_ms``:
+A round is stamped with the middle of the window its readings measured (``midpoint_ms``:
 the latest among its pods, never later than the tracer's clock), not the time the tracer
 read them; rounds that read the same scrape again carry the same stamp and are dropped by
 the book, so sampling faster than metrics-server's resolution costs no trace space.
+
+A workload's sample is its total load, and a pod that has just started uses CPU before
+metrics-server can say so (its first rate comes at its second scrape, up to two resolutions
+later). Summing only the pods that reported would record half the load just after an HPA
+doubled a workload, and a replay, which spreads the total over its running pods, would play
+half the load then and scale late. So when a pod reports for the first time, the samples
+stamped since it started count it in at their average per pod (``UsageBook.count_in``).
 """
 
 from __future__ import annotations
@@ -32,17 +39,24 @@ from simkube.core.logs import get_logger
 from simkube.trace import ObjectRef
 from simkube.tracer.config import TracerConfig
 from simkube.tracer.owners import OwnerResolver
+from simkube.tracer.units import rfc3339_ms
 from simkube.tracer.usage import (
     Totals,
     UsageBook,
     add_pod,
+    midpoint_ms,
     pod_usage,
-    window_midpoint_ms,
+    reading_window,
     workload_root,
 )
 
 log = get_logger(__name__)
 METRICS_API = "metrics.k8s.io/v1beta1"
+# A pod first read within this many windows of its start is new: metrics-server has its first
+# rate at its second scrape, so the samples since its start counted it out (``count_in``).
+# A pod looked up again long after its start (the root cache evicted it, the tracer restarted)
+# was counted all along.
+NEW_POD_WINDOWS = 3
 _NO_ROOT = ObjectRef(api_version="", kind="", namespace="", name="")  # cached "not tracked"
 
 
@@ -57,6 +71,7 @@ class UsageSampler:
         self._book = book
         self._now_ms = now_ms
         self._roots: OrderedDict[tuple[str, str], ObjectRef] = OrderedDict()
+        self._started: dict[tuple[str, str], int] = {}  # pods looked up this round: start
         self._cache_size = cache_size
         self.rounds = 0
 
@@ -90,6 +105,7 @@ class UsageSampler:
         now = self._now_ms()
         totals: dict[ObjectRef, Totals] = {}
         middles: list[int] = []
+        newcomers: list[tuple[ObjectRef, int]] = []
         for item in listed.get("items") or []:
             metadata = item.get("metadata") if isinstance(item, dict) else None
             namespace = (metadata or {}).get("namespace")
@@ -98,13 +114,20 @@ class UsageSampler:
             if not isinstance(namespace, str) or not isinstance(name, str) or usage is None:
                 continue
             root = await self.root_of(namespace, name)
+            started = self._started.pop((namespace, name), None)
             if root is None:
                 continue
             add_pod(totals, root, usage)
-            middle = window_midpoint_ms(item)
-            if middle is not None:
-                middles.append(middle)
-        self._book.record(min(max(middles, default=now), now), totals)
+            window = reading_window(item)
+            if window is None:
+                continue
+            middles.append(midpoint_ms(window))
+            if started is not None and window[0] - started <= NEW_POD_WINDOWS * window[1]:
+                newcomers.append((root, started))
+        stamp = min(max(middles, default=now), now)
+        for root, started in newcomers:
+            self._book.count_in(root, since_ms=started, before_ms=stamp)
+        self._book.record(stamp, totals)
         self.rounds += 1
 
     async def root_of(self, namespace: str, name: str) -> ObjectRef | None:
@@ -120,6 +143,9 @@ class UsageSampler:
             if exc.code == 404:
                 return None  # gone since the metrics were taken: not cached, names recur
             raise
+        started = rfc3339_ms((pod.get("status") or {}).get("startTime"))
+        if started is not None:
+            self._started[key] = started  # taken (and dropped) by the round that asked
         ref = ObjectRef(api_version="v1", kind="Pod", namespace=namespace, name=name)
         root = workload_root(ref, await self._owners.ancestors(pod), self._tracked)
         self._roots[key] = _NO_ROOT if root is None else root

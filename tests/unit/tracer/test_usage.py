@@ -6,7 +6,14 @@ import pytest
 
 from simkube.trace import ObjectRef
 from simkube.tracer.config import UsageSettings
-from simkube.tracer.usage import UsageBook, add_pod, pod_usage, window_midpoint_ms, workload_root
+from simkube.tracer.usage import (
+    UsageBook,
+    add_pod,
+    midpoint_ms,
+    pod_usage,
+    reading_window,
+    workload_root,
+)
 
 pytestmark = pytest.mark.unit
 WEB = ObjectRef(api_version="apps/v1", kind="Deployment", namespace="shop", name="web")
@@ -72,7 +79,9 @@ def test_a_round_sums_pods_per_workload() -> None:
 ])
 def test_a_reading_is_stamped_in_the_middle_of_its_window(stamp: str, window: str,
                                                           middle_ms: int) -> None:
-    assert window_midpoint_ms({"timestamp": stamp, "window": window}) == middle_ms
+    found = reading_window({"timestamp": stamp, "window": window})
+    assert found is not None
+    assert midpoint_ms(found) == middle_ms
 
 
 @pytest.mark.parametrize("bad", [
@@ -82,4 +91,4 @@ def test_a_reading_is_stamped_in_the_middle_of_its_window(stamp: str, window: st
     {"timestamp": "2026-11-26T10:00:15", "window": "15s"},  # no zone: not a Kubernetes time
     {"timestamp": 5, "window": "15s"}])
 def test_a_reading_without_a_readable_window_has_no_time(bad: Any) -> None:
-    assert window_midpoint_ms(bad) is None
+    assert reading_window(bad) is None

@@ -31,10 +31,13 @@ def reading(name: str, *, cpu: str, stamp: str | None = "2026-11-26T10:00:15Z",
     return found
 
 
-def sampler(api: FakeApi, book: UsageBook) -> UsageSampler:
-    config = parse_config({"trackedObjects": {"v1.Pod": {}}, "namespaces": ["ns"]}, source="t")
-    for name in ("web", "db"):
-        api.objects[f"/api/v1/namespaces/ns/pods/{name}"] = obj("v1.Pod", name)
+def sampler(api: FakeApi, book: UsageBook, *, started: dict[str, str] | None = None,
+            tracked: str = "v1.Pod") -> UsageSampler:
+    config = parse_config({"trackedObjects": {tracked: {}}, "namespaces": ["ns"]}, source="t")
+    for name in ("web", "db", "web-2", "web-3"):
+        status = {"startTime": (started or {})[name]} if name in (started or {}) else {}
+        api.objects[f"/api/v1/namespaces/ns/pods/{name}"] = obj(
+            "v1.Pod", name, status=status, metadata={"labels": {"app": "web"}})
     discovery = Discovery(api)  # type: ignore[arg-type]
     return UsageSampler(api=api, discovery=discovery,  # type: ignore[arg-type]
                         owners=OwnerResolver(api, discovery),  # type: ignore[arg-type]
@@ -78,3 +81,50 @@ async def test_readings_without_a_window_or_from_the_future_fall_back_to_the_rea
         reading("db", cpu="1", stamp="2026-11-26T10:05:00Z")]}  # a node clock ahead
     await sampler(api, book).sample(PODMETRICS)
     assert recorded(book) == [("db", NOW_MS, 1000), ("web", NOW_MS, 250)]
+
+
+def web_pods(api: FakeApi) -> None:
+    """web, web-2 and web-3 are pods of one bare ReplicaSet (the tracked workload root)."""
+    api.objects["/apis/apps/v1/namespaces/ns/replicasets/web"] = obj(
+        "apps/v1.ReplicaSet", "web", metadata={"uid": "uid-web"})
+    for name in ("web", "web-2", "web-3"):
+        api.objects[f"/api/v1/namespaces/ns/pods/{name}"]["metadata"]["ownerReferences"] = [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "uid-web",
+             "controller": True}]
+
+
+async def test_pods_that_started_before_their_first_reading_are_counted_in() -> None:
+    api, book = FakeApi(), UsageBook(UsageSettings())
+    sampling = sampler(api, book, tracked="apps/v1.ReplicaSet", started={
+        "web": "2026-11-26T09:50:00Z", "web-2": "2026-11-26T10:00:05Z",
+        "web-3": "2026-11-26T10:00:05Z"})
+    web_pods(api)
+    api.objects[PODMETRICS.path()] = {"items": [reading("web", cpu="600m")]}  # 10:00:07.5Z
+    await sampling.sample(PODMETRICS)
+    api.objects[PODMETRICS.path()] = {"items": [  # web-2 and web-3 report from 10:00:22.5Z
+        reading("web", cpu="200m", stamp="2026-11-26T10:00:30Z"),
+        reading("web-2", cpu="200m", stamp="2026-11-26T10:00:30Z"),
+        reading("web-3", cpu="200m", stamp="2026-11-26T10:00:30Z")]}
+    await sampling.sample(PODMETRICS)
+    (series,) = book.window(origin_ms=0, end_ms=NOW_MS, keep=lambda ref: True)
+    # web-2 and web-3 ran at 10:00:07.5Z without a reading: counted in at web's 600m each
+    assert [(s.pods, s.cpu_millicores) for s in series.samples] == [(3, 1800), (3, 600)]
+
+
+async def test_a_pod_long_known_is_not_counted_in_again() -> None:
+    api, book = FakeApi(), UsageBook(UsageSettings())
+    sampling = sampler(api, book, tracked="apps/v1.ReplicaSet", started={
+        "web": "2026-11-26T09:50:00Z", "web-2": "2026-11-26T09:50:00Z"})
+    web_pods(api)
+    api.objects[PODMETRICS.path()] = {"items": [reading("web", cpu="600m"),
+                                                reading("web-2", cpu="600m")]}
+    await sampling.sample(PODMETRICS)
+    fresh = sampler(api, book, tracked="apps/v1.ReplicaSet", started={
+        "web": "2026-11-26T09:50:00Z", "web-2": "2026-11-26T09:50:00Z"})  # a cold cache
+    web_pods(api)
+    api.objects[PODMETRICS.path()] = {"items": [
+        reading("web", cpu="500m", stamp="2026-11-26T10:00:30Z"),
+        reading("web-2", cpu="500m", stamp="2026-11-26T10:00:30Z")]}
+    await fresh.sample(PODMETRICS)
+    (series,) = book.window(origin_ms=0, end_ms=NOW_MS, keep=lambda ref: True)
+    assert [(s.pods, s.cpu_millicores) for s in series.samples] == [(2, 1200), (2, 1000)]
