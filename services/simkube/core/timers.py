@@ -59,6 +59,9 @@ class Timer:
     # Unset in a Simulation, the environment's own setting applies (the timer target says
     # which), not ``default_ms``: it is something the user chose when starting it.
     from_environment: bool = False
+    # Unset in a Simulation, a run uses this (trace time) instead of ``default_ms``: for a
+    # timer whose production effect the trace already carries (see METRICS_SERVER).
+    replay_ms: int | None = None
 
     @property
     def key(self) -> str:
@@ -118,19 +121,28 @@ KARPENTER = (
 
 # metrics-server (env up --metrics-server): how often it scrapes KWOK's kubelets, which is how
 # fresh the usage is that the HPA reads, and how long one scrape may take (its own validation
-# wants the resolution at least a tenth longer; both divided alike keep that). 15 s is the
-# common production setting (upstream's flag default is 60 s) and the HPA's sync period; its
-# upstream floor of 10 s is lifted by the project's wrapper (toolchain/metrics-server).
+# wants the resolution at least a tenth longer). 15 s is the common production setting
+# (upstream's flag default is 60 s) and the HPA's sync period; its upstream floor of 10 s is
+# lifted by the project's wrapper (toolchain/metrics-server). A replay scrapes every 2 s of
+# trace time instead: recorded usage is what the source's metrics-server served, stamped when
+# it served it, so its lag is in the trace already; scraping at the production resolution
+# would lag a second time (docs/hpa.md).
 METRICS_SERVER = (
     Timer(component=Component.METRICS_SERVER, name="metric-resolution", default_ms=15_000,
-          min_wall_ms=500),
+          min_wall_ms=500, replay_ms=2_000),
     Timer(component=Component.METRICS_SERVER, name="kubelet-request-timeout",
-          default_ms=10_000, min_wall_ms=100),
+          default_ms=10_000, min_wall_ms=100, replay_ms=1_500),
 )
 
 CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER,
                                 *KARPENTER, *METRICS_SERVER)
 BY_KEY = {timer.key: timer for timer in CATALOGUE}
+
+
+def replay_defaults() -> dict[str, int]:
+    """Timer key → trace ms of the timers a run sets differently from production when the
+    Simulation leaves them unset."""
+    return {timer.key: timer.replay_ms for timer in CATALOGUE if timer.replay_ms is not None}
 
 
 def for_component(component: Component) -> tuple[Timer, ...]:

@@ -35,7 +35,7 @@ from simkube.core.kubeapi import (
 from simkube.core.logs import get_logger
 from simkube.core.replay_flags import replay_flags
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale, plan
-from simkube.core.timers import Component, Timer
+from simkube.core.timers import Component, Timer, replay_defaults
 from simkube.env import retiming
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunTiming, timescale_data
 
@@ -193,9 +193,10 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
                          run: str) -> RunTimers:
     """Everything timed for run ``run`` of ``spec`` at its speed; what it became, recorded."""
     # The environment's own values where the Simulation sets none, so the status shows what
-    # the run really gets (Karpenter's consolidateAfter from env up).
-    settings = (spec.timers.with_defaults(await target.environment_timers())
-                if target is not None else spec.timers)
+    # the run really gets (Karpenter's consolidateAfter from env up), then a replay's own
+    # defaults (metrics-server's resolution).
+    own = await target.environment_timers() if target is not None else {}
+    settings = spec.timers.with_defaults({**replay_defaults(), **own})
     scaled = plan(scale=spec.scale, settings=settings, extra=provisioning_timers(config))
     if config is not None:
         await publish(kube, namespace=config.namespace,

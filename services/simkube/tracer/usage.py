@@ -53,7 +53,15 @@ def pod_usage(metrics: Any) -> tuple[int, int] | None:
 
 def reading_window(metrics: Any) -> tuple[int, int] | None:
     """The window a PodMetrics measured: (its end, Unix ms; its length, ms), read from its
-    ``timestamp`` and ``window``; ``None`` when either is missing or unreadable."""
+    ``timestamp`` and ``window``; ``None`` when either is missing or unreadable.
+
+    The end is when metrics-server took the reading, and so the moment from which the
+    source's HPA could act on it: a sample stamped there, replayed through a metrics-server
+    that scrapes far faster than the source's (a run's own ``metric-resolution``, 2 s of
+    trace), reaches the replay's HPA when the recorded one reached the source's, one metrics
+    lag, not two. Stamped with the time the tracer read it, every change replayed up to a
+    sampling period late, on top of a second metrics-server lag: at 1x each HPA decision fell
+    one sync later (docs/fidelity.md)."""
     if not isinstance(metrics, dict):
         return None
     stamp, window = metrics.get("timestamp"), metrics.get("window")
@@ -67,23 +75,6 @@ def reading_window(metrics: Any) -> tuple[int, int] | None:
     if end.tzinfo is None:
         return None
     return round(end.timestamp() * 1000), span_ms
-
-
-def midpoint_ms(window: tuple[int, int]) -> int:
-    """When the usage a PodMetrics reports happened (Unix ms), from its ``reading_window``:
-    the middle of the window, its ``timestamp`` (the window's end) less half its ``window``.
-
-    A kubelet's reading is the pod's mean CPU over the window, and a window's mean belongs to
-    its middle (exactly so while the load changes linearly). The middle is also what makes a
-    replay unbiased: the replay's own metrics-server reads the replayed value at scrapes of
-    its own phase, half a window late on average, which holding each value from half a window
-    before its end cancels. (KWOK's kubelets report the usage at the scrape instead of a mean,
-    lagging half a window less, and the replay's extra half window cancels the same way.)
-    Stamped with the time the tracer read it, every change replayed up to a window and a
-    sampling period late: at 1x each HPA decision fell one sync later (docs/fidelity.md).
-    """
-    end_ms, span_ms = window
-    return end_ms - span_ms // 2
 
 
 def add_pod(totals: dict[ObjectRef, Totals], root: ObjectRef, usage: tuple[int, int]) -> None:

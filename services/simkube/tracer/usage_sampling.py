@@ -8,9 +8,9 @@ object and sums them per workload root. A pod's root is looked up once (a GET of
 then the owner resolver's cached chain) and remembered by namespace and name in a bounded
 LRU, so a steady cluster costs one request per period.
 
-A round is stamped with the middle of the window its readings measured (``midpoint_ms``:
-the latest among its pods, never later than the tracer's clock), not the time the tracer
-read them; rounds that read the same scrape again carry the same stamp and are dropped by
+A round is stamped with the time metrics-server took its readings (``reading_window``: the
+latest among its pods, never later than the tracer's clock), not the time the tracer read
+them; rounds that read the same scrape again carry the same stamp and are dropped by
 the book, so sampling faster than metrics-server's resolution costs no trace space.
 
 A workload's sample is its total load, and a pod that has just started uses CPU before
@@ -44,7 +44,6 @@ from simkube.tracer.usage import (
     Totals,
     UsageBook,
     add_pod,
-    midpoint_ms,
     pod_usage,
     reading_window,
     workload_root,
@@ -104,7 +103,7 @@ class UsageSampler:
         listed = await self._api.request("GET", resource.path())
         now = self._now_ms()
         totals: dict[ObjectRef, Totals] = {}
-        middles: list[int] = []
+        ends: list[int] = []
         newcomers: list[tuple[ObjectRef, int]] = []
         for item in listed.get("items") or []:
             metadata = item.get("metadata") if isinstance(item, dict) else None
@@ -121,10 +120,10 @@ class UsageSampler:
             window = reading_window(item)
             if window is None:
                 continue
-            middles.append(midpoint_ms(window))
+            ends.append(window[0])
             if started is not None and window[0] - started <= NEW_POD_WINDOWS * window[1]:
                 newcomers.append((root, started))
-        stamp = min(max(middles, default=now), now)
+        stamp = min(max(ends, default=now), now)
         for root, started in newcomers:
             self._book.count_in(root, since_ms=started, before_ms=stamp)
         self._book.record(stamp, totals)

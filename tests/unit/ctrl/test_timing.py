@@ -8,7 +8,7 @@ import pytest
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import TimerSettings, TimeScale
-from simkube.core.timers import NEVER
+from simkube.core.timers import NEVER, replay_defaults
 from simkube.ctrl.timing import prepare_timers
 from simkube.simulation.spec import SimulationSpec
 
@@ -55,4 +55,14 @@ async def test_the_environment_fills_what_the_simulation_leaves_unset(
                                   config=None, run="r1")
     shown = value(timers.status)
     assert (shown["traceTime"], shown["wallTime"]) == (trace, wall)
-    assert dict(target.applied[0].values) == {**own, **asked}  # apply gets the same values
+    # apply gets the same values, over a replay's own defaults (metrics-server's resolution)
+    assert dict(target.applied[0].values) == {**replay_defaults(), **own, **asked}
+
+
+async def test_a_replay_scrapes_usage_faster_than_production_unless_asked() -> None:
+    resolution = "metricsServer.metric-resolution"
+    for asked, trace in (({}, "2.0s"), ({resolution: 15_000}, "15.0s")):
+        timers = await prepare_timers(cast(KubeClient, None), target=FakeTarget({}),
+                                      spec=spec(asked), config=None, run="r1")
+        shown = next(v for v in timers.status["values"] if v["timer"] == resolution)
+        assert shown["traceTime"] == trace

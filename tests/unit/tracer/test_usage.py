@@ -9,7 +9,6 @@ from simkube.tracer.config import UsageSettings
 from simkube.tracer.usage import (
     UsageBook,
     add_pod,
-    midpoint_ms,
     pod_usage,
     reading_window,
     workload_root,
@@ -72,16 +71,14 @@ def test_a_round_sums_pods_per_workload() -> None:
     assert totals == {WEB: (2, 1000, 400), POD: (1, 5, 1)}
 
 
-@pytest.mark.parametrize(("stamp", "window", "middle_ms"), [
-    ("2026-11-26T10:00:15Z", "15s", 1_795_687_207_500),
-    ("2026-11-26T10:00:15.5Z", "15.5s", 1_795_687_207_750),
-    ("2026-11-26T11:00:15+01:00", "1m0.25s", 1_795_687_184_875),
+@pytest.mark.parametrize(("stamp", "window", "expected"), [
+    ("2026-11-26T10:00:15Z", "15s", (1_795_687_215_000, 15_000)),
+    ("2026-11-26T10:00:15.5Z", "15.5s", (1_795_687_215_500, 15_500)),
+    ("2026-11-26T11:00:15+01:00", "1m0.25s", (1_795_687_215_000, 60_250)),
 ])
-def test_a_reading_is_stamped_in_the_middle_of_its_window(stamp: str, window: str,
-                                                          middle_ms: int) -> None:
-    found = reading_window({"timestamp": stamp, "window": window})
-    assert found is not None
-    assert midpoint_ms(found) == middle_ms
+def test_a_reading_has_its_window_end_and_length(stamp: str, window: str,
+                                                 expected: tuple[int, int]) -> None:
+    assert reading_window({"timestamp": stamp, "window": window}) == expected
 
 
 @pytest.mark.parametrize("bad", [

@@ -50,13 +50,13 @@ def recorded(book: UsageBook) -> list[tuple[str, int, int]]:
             for sample in series.samples]
 
 
-async def test_a_round_is_stamped_in_the_middle_of_its_readings_window() -> None:
+async def test_a_round_is_stamped_when_metrics_server_took_its_readings() -> None:
     api, book = FakeApi(), UsageBook(UsageSettings())
     api.objects[PODMETRICS.path()] = {"items": [
         reading("web", cpu="250m"), reading("db", cpu="1", stamp="2026-11-26T10:00:16Z")]}
     await sampler(api, book).sample(PODMETRICS)
-    # the latest window middle of the round (10:00:08.5Z), not the read time (10:00:30Z)
-    assert recorded(book) == [("db", NOW_MS - 21_500, 1000), ("web", NOW_MS - 21_500, 250)]
+    # the latest reading of the round (10:00:16Z), not the time it was read (10:00:30Z)
+    assert recorded(book) == [("db", NOW_MS - 14_000, 1000), ("web", NOW_MS - 14_000, 250)]
 
 
 async def test_reading_the_same_scrape_again_adds_no_sample() -> None:
@@ -68,7 +68,7 @@ async def test_reading_the_same_scrape_again_adds_no_sample() -> None:
     api.objects[PODMETRICS.path()] = {"items": [
         reading("web", cpu="300m", stamp="2026-11-26T10:00:30Z")]}
     await sampling.sample(PODMETRICS)
-    assert recorded(book) == [("web", NOW_MS - 22_500, 250), ("web", NOW_MS - 7_500, 300)]
+    assert recorded(book) == [("web", NOW_MS - 15_000, 250), ("web", NOW_MS, 300)]
     assert sampling.rounds == 3
 
 
@@ -99,15 +99,15 @@ async def test_pods_that_started_before_their_first_reading_are_counted_in() -> 
         "web": "2026-11-26T09:50:00Z", "web-2": "2026-11-26T10:00:05Z",
         "web-3": "2026-11-26T10:00:05Z"})
     web_pods(api)
-    api.objects[PODMETRICS.path()] = {"items": [reading("web", cpu="600m")]}  # 10:00:07.5Z
+    api.objects[PODMETRICS.path()] = {"items": [reading("web", cpu="600m")]}  # 10:00:15Z
     await sampling.sample(PODMETRICS)
-    api.objects[PODMETRICS.path()] = {"items": [  # web-2 and web-3 report from 10:00:22.5Z
+    api.objects[PODMETRICS.path()] = {"items": [  # web-2 and web-3 report at 10:00:30Z
         reading("web", cpu="200m", stamp="2026-11-26T10:00:30Z"),
         reading("web-2", cpu="200m", stamp="2026-11-26T10:00:30Z"),
         reading("web-3", cpu="200m", stamp="2026-11-26T10:00:30Z")]}
     await sampling.sample(PODMETRICS)
     (series,) = book.window(origin_ms=0, end_ms=NOW_MS, keep=lambda ref: True)
-    # web-2 and web-3 ran at 10:00:07.5Z without a reading: counted in at web's 600m each
+    # web-2 and web-3 ran at 10:00:15Z without a reading: counted in at web's 600m each
     assert [(s.pods, s.cpu_millicores) for s in series.samples] == [(3, 1800), (3, 600)]
 
 
