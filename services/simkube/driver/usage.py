@@ -6,7 +6,7 @@ Three loops share one state per workload with recorded usage:
   many of them run; pods an HPA adds are the workload's like any other;
 - the samples, each applied when the replay clock reaches its ``t_ms`` (so pauses, holds and
   the speed apply as to events): the workload's load L(t) is the latest sample at or before
-  t (step-hold; the tracer stamps each reading with the middle of its window), and before
+  t (step-hold; the tracer stamps each reading when metrics-server took it), and before
   the first sample the first (``load_sample``);
 - a flush every ``FLUSH_S`` of wall time writes each changed workload's object once
   (``usage_objects``), the workloads' writes side by side, so a burst of pods starting, or
