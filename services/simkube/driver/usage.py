@@ -6,8 +6,8 @@ Three loops share one state per workload with recorded usage:
   many of them run; pods an HPA adds are the workload's like any other;
 - the samples, each applied when the replay clock reaches its ``t_ms`` (so pauses, holds and
   the speed apply as to events): the workload's load L(t) is the latest sample at or before
-  t (step-hold; the tracer stamps each reading when metrics-server took it), and before
-  the first sample the first (``load_sample``);
+  t (step-hold; the tracer stamps each reading when metrics-server took it); before the
+  first sample there is none, as the source's HPA had no reading before it either;
 - a flush every ``FLUSH_S`` of wall time writes each changed workload's object once
   (``usage_objects``), the workloads' writes side by side, so a burst of pods starting, or
   a sample and a replica change together, cost one write.
@@ -75,19 +75,6 @@ class WorkloadState:
                                                 containers=self.containers))
 
 
-def load_sample(series: WorkloadUsage, t_ms: int) -> UsageSample | None:
-    """The sample that sets the workload's load at trace time ``t_ms``: the latest at or
-    before it, and before the first sample the first. A workload's pods use something from
-    the moment they run, but a tracer has a first reading only after metrics-server's second
-    scrape of them (30 s or more into the trace); without the first reading held back to the
-    start, a replay's pods would report nothing until then and its HPA would decide a
-    resolution or two after the recorded one."""
-    found = series.at(t_ms)
-    if found is None and series.samples:
-        return series.samples[0]
-    return found
-
-
 class UsagePlayer:
     def __init__(self, *, kube: KubeClient, simulation: str, clock: ReplayClock,
                  series: tuple[WorkloadUsage, ...], namespace_of: dict[str, str],
@@ -136,12 +123,12 @@ class UsagePlayer:
                  workloads=len(self._states), writes=self.writes)
 
     async def _play(self) -> None:
-        moments = sorted({0, *(s.t_ms for state in self._states.values()
-                               for s in state.series.samples)})
+        moments = sorted({s.t_ms for state in self._states.values()
+                          for s in state.series.samples})
         for t_ms in moments:
             await self._clock.wait_until(t_ms)
             for state in self._states.values():
-                state.sample = load_sample(state.series, t_ms)
+                state.sample = state.series.at(t_ms)
 
     async def _flush_loop(self) -> None:
         while True:

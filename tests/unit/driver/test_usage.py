@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from simkube.driver.usage import WorkloadState, load_sample
+from simkube.driver.usage import WorkloadState
 from simkube.driver.usage_objects import PodShare
 from simkube.trace.model.usage import UsageSample, WorkloadUsage
 
@@ -61,14 +61,3 @@ def test_deleted_deleting_and_ended_pods_leave_the_workload() -> None:
     state.see(_pod("c", "Succeeded"), deleted=False)
     assert state.wanted() == (("d",), PodShare(cpu_millicores=200, memory_bytes=1000))
 
-
-def test_the_first_sample_holds_from_the_start_and_later_ones_from_their_time() -> None:
-    first, second = (UsageSample(t_ms=40_000, pods=1, cpu_millicores=600, memory_bytes=1),
-                     UsageSample(t_ms=55_000, pods=2, cpu_millicores=900, memory_bytes=1))
-    series = WorkloadUsage(kind="apps/v1.Deployment", namespace="shop", name="web",
-                           period_ms=15_000, samples=(first, second))
-    assert [load_sample(series, t) for t in (0, 39_999, 40_000, 54_999, 55_000, 10**9)] == [
-        first, first, first, first, second, second]
-    empty = WorkloadUsage(kind="apps/v1.Deployment", namespace="shop", name="web",
-                          period_ms=15_000, samples=())
-    assert load_sample(empty, 0) is None
