@@ -2,15 +2,19 @@
 
 0. build what it runs and nothing else (``skctl env build --only``), once: on a fresh
    machine that is about 20 minutes, with a live line per group;
-1. start a "production" cluster (``skctl env up --nodes 1``: one big fake node) and run a
-   small shop in it (:mod:`demo_workload`) while sk-tracer records it; export the recording;
+1. start a "production" cluster (``skctl env up --nodes 1 --metrics-server``: one big fake
+   node, metrics-server over KWOK's emulated usage) and run a small shop in it
+   (:mod:`demo_workload`: its web front end under an HPA that follows the traffic) while
+   sk-tracer records its objects, the HPA and the pods' usage; export the recording;
 2. stretch the recorded seconds to the shop's day (``skctl trace edit --time-stretch``), so the
    autoscaler's production timers fit it;
-3. start a simulated cluster with the project's services and an autoscaler (Karpenter, or
-   Cluster Autoscaler when a binary is given: :mod:`demo_autoscaler`) and replay the day as a
-   ``Simulation`` (``skctl run --wait``): the peak needs more nodes than the quiet hours, so
-   nodes rise and fall;
-4. ``skctl report`` it and print the page's path and the headline numbers;
+3. start a simulated cluster with the project's services, metrics-server and an autoscaler
+   (Karpenter, or Cluster Autoscaler when a binary is given: :mod:`demo_autoscaler`) and
+   replay the day as a ``Simulation`` with the HPA active (``skctl run --hpa active
+   --wait``): the recorded usage is played back, the replay's own HPA scales web, and the
+   peak needs more nodes than the quiet hours, so nodes rise and fall;
+4. ``skctl report`` it and print the page's path, the headline numbers and what the HPA did
+   (replicas from its minimum to its peak and back, its scale events: ``summary.json``);
 5. tear both clusters down, also on errors and Ctrl-C.
 
 Two clusters, as in real use: the replay starts from the autoscaler's own nodes, not from
@@ -23,7 +27,9 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -31,21 +37,37 @@ from simkube.core.cli import SPEED
 from simkube.core.errors import SimkubeError
 from simkube.core.simtime import TimeScale
 from simkube.env.autoscalers.cluster_autoscaler import BINARY_ENV
+from simkube.results.files import SUMMARY
 from simkube.skctl import demo_workload
 from simkube.skctl.demo_autoscaler import DemoAutoscaler, choose
 from simkube.skctl.demo_recording import BIN, console, record_production, skctl
 
 
+def hpa_lines(summary: Mapping[str, Any]) -> list[str]:
+    """What each HPA did in a run, from its ``summary.json``: replicas from the lowest it
+    decided through its peak to where it ended, and how often it rescaled."""
+    return [f"HPA {name}: replicas {h['min_desired']} → {h['peak_desired']} → "
+            f"{h['final_desired']}, {h['scale_events']} scale events ({h['scale_ups']} up, "
+            f"{h['scale_downs']} down)"
+            for name, h in sorted((summary.get("hpas") or {}).items())]
+
+
 def _headlines(report_json: str) -> None:
-    summary = json.loads(report_json)
+    report = json.loads(report_json)
     console.rule("headline numbers")
-    for line in summary.get("headlines", []):
+    for line in report.get("headlines", []):
         console.print(f"  {line}")
+    run_dir = Path(report["runs"][0]["directory"])
+    summary = json.loads((run_dir / SUMMARY).read_text())
+    for line in hpa_lines(summary) or ["HPA: none acted in the replay"]:
+        console.print(f"[bold]{line}[/]")
     # soft_wrap: a wrapped path could not be copied, nor found by scripts ("report: PATH").
-    console.print(f"\n[bold]report:[/] {summary['html']}", soft_wrap=True)
-    nodes = (summary.get("plots") or {}).get("nodes")
-    if nodes:  # the plot where the autoscaler's work shows: nodes rising and falling
-        console.print(f"[bold]nodes:[/] {nodes}", soft_wrap=True)
+    console.print(f"\n[bold]report:[/] {report['html']}", soft_wrap=True)
+    plots = report.get("plots") or {}
+    # The plots where the autoscalers' work shows: nodes rising and falling, web's replicas.
+    for name in ("nodes", "hpa"):
+        if plots.get(name):
+            console.print(f"[bold]{name}:[/] {plots[name]}", soft_wrap=True)
 
 
 def run_demo(*, env: str, workdir: Path, stretch: float, speed: TimeScale,
@@ -64,10 +86,13 @@ def run_demo(*, env: str, workdir: Path, stretch: float, speed: TimeScale,
     skctl("trace", "edit", str(recorded), str(day),
           "--time-stretch", f"{demo_workload.DAY_STRETCH / stretch:g}")
     rule(f"3. replay it as a Simulation with {autoscaler.kind}")
-    console.print(f"[yellow]note:[/] {autoscaler.note}.")
-    skctl("env", "up", "--name", env, *autoscaler.up_args)
+    console.print(f"[yellow]note:[/] {autoscaler.note}; the replay's own HPA scales web from "
+                  "the recorded usage.")
+    skctl("env", "up", "--name", env, "--metrics-server", *autoscaler.up_args)
     skctl("run", "--env", env, "--name", "shop-replay", "--trace", str(day),
-          "--speed", f"{speed.speed:g}", *autoscaler.run_args, "--wait")
+          "--speed", f"{speed.speed:g}", "--hpa", "active",
+          *(arg for timer in demo_workload.HPA_TIMERS for arg in ("--timer", timer)),
+          *autoscaler.run_args, "--wait")
     rule("4. report")
     _headlines(skctl("report", "shop-replay", "--env", env, "--json", capture=True))
 
@@ -95,7 +120,7 @@ def _down(env: str) -> None:
               help="Shrink (<1) or stretch the recording's timeline; the trace is stretched "
                    "back to the same day (--time-scale: its former name).")
 @click.option("--speed", type=SPEED, default=6.0, show_default=True,
-              help="Replay speed (the day is about 7½ minutes of trace time).")
+              help="Replay speed (the day is about 8½ minutes of trace time).")
 @click.option("--autoscaler-binary", type=click.Path(path_type=Path, dir_okay=False),
               help=f"Run this Cluster Autoscaler instead of Karpenter (default: "
                    f"${BINARY_ENV} when set).")

@@ -25,9 +25,11 @@ from pathlib import Path
 
 from simkube.env.autoscalers.cluster_autoscaler import BINARY_ENV
 from simkube.env.autoscalers.kinds import AutoscalerKind
-from simkube.env.toolchain.catalog import CONTROL_PLANE, KARPENTER
+from simkube.env.toolchain.catalog import CONTROL_PLANE, KARPENTER, METRICS_SERVER
 
-_CONTROL_PLANE = tuple(group.name for group in CONTROL_PLANE)
+# What both clusters run whichever the autoscaler: the control plane and metrics-server (the
+# shop's HPA reads it in production, the replay's HPA reads the played-back usage from it).
+_CONTROL_PLANE = (*(group.name for group in CONTROL_PLANE), METRICS_SERVER.name)
 
 KARPENTER_CONSOLIDATE_AFTER = "30s"
 CA_DEMO_TIMERS = ("clusterAutoscaler.scale-down-delay-after-add=1m",

@@ -1,9 +1,15 @@
 """The demo's first act: a "production" cluster running the shop, recorded by sk-tracer.
 
-Production is its own local environment (``skctl env up --nodes 1``: one fake node big
-enough for the whole shop), as a real cluster would be, so the replay that follows starts
-from the simulated cluster's autoscaler and nothing of production's. sk-tracer runs as a
-user would start it, and the commands are echoed with a ``$`` like the rest of the demo.
+Production is its own local environment (``skctl env up --nodes 1 --metrics-server``: one
+fake node big enough for the whole shop, and metrics-server over KWOK's emulated usage so the
+shop's HPA reads real metrics), as a real cluster would be, so the replay that follows starts
+from the simulated cluster's autoscaler and nothing of production's. The recording is the
+shop's day played fast, so production's HPA and metrics-server run with their timers divided
+by as much (``retiming``, as a Simulation's run does): every second of the recording is
+``DAY_STRETCH / stretch`` seconds of the day for them too. sk-tracer records the shop's
+objects, its HPA and its pods' usage every second (a sample is ``DAY_STRETCH / stretch``
+seconds of the day once stretched). sk-tracer runs as a user would start it, and the commands
+are echoed with a ``$`` like the rest of the demo.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from rich.console import Console
 
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import KubeClient
-from simkube.env import ports
-from simkube.skctl import demo_workload
+from simkube.core.simtime import TimeScale
+from simkube.env import ports, retiming
+from simkube.simulation.timers import timer_sections, timer_settings
+from simkube.skctl import demo_shop, demo_workload
 
 BIN = Path(sys.executable).parent
 console = Console()
@@ -30,7 +38,9 @@ trackedObjects:
   apps/v1.Deployment: {podSpecTemplatePaths: [/spec/template], trackLifecycle: true}
   batch/v1.CronJob: {podSpecTemplatePaths: [/spec/jobTemplate/spec/template],
                      trackLifecycle: true}
+  autoscaling/v2.HorizontalPodAutoscaler: {}
 namespaces: [shop]
+usage: {period: 1s}
 """
 
 
@@ -75,9 +85,11 @@ def _start_tracer(*, kubeconfig: str, workdir: Path) -> tuple[subprocess.Popen[b
 async def _record(*, kubeconfig: str, stretch: float) -> None:
     kube = await KubeClient.connect(kubeconfig=Path(kubeconfig))
     try:
-        def show(step: demo_workload.Step) -> None:
-            scaled = ", ".join(f"{name}={count}" for name, count in step.replicas.items())
-            console.print(f"  t+{step.at_seconds * stretch:4.0f}s  {step.note:32} {scaled}")
+        def show(step: demo_workload.Step, web: int) -> None:
+            scaled = "".join(f", {name}={count}" for name, count in step.replicas.items())
+            load = demo_shop.web_load(step.traffic) / 1000
+            console.print(f"  t+{step.at_seconds * stretch:4.0f}s  {step.note:28} traffic "
+                          f"{load:4.1f} CPU, web has {web:2} pods{scaled}")
         await demo_workload.run_workload(kube=kube, stretch=stretch, on_step=show)
         await demo_workload.close_shop(kube=kube)
         # sk-tracer sees a deletion within milliseconds; a second of margin on a busy
@@ -87,9 +99,21 @@ async def _record(*, kubeconfig: str, stretch: float) -> None:
         await kube.close()
 
 
+def _day_pace(env: str, *, stretch: float) -> None:
+    """Production's controllers on the day's clock: timers ÷ the recording's compression."""
+    pace = TimeScale(demo_workload.DAY_STRETCH / stretch)
+    retiming.retime(env, scale=pace,
+                    settings=timer_settings(timer_sections(demo_workload.HPA_TIMERS)))
+    console.print(f"[yellow]note:[/] the recording plays the shop's day {pace.speed:g} times "
+                  f"as fast, so production's HPA and metrics-server do too (sync and scrapes "
+                  f"every {15 / pace.speed:.2g}s for 15s); the HPA's downscale stabilization "
+                  "is a minute of the day")
+
+
 def record_production(*, env: str, workdir: Path, stretch: float) -> Path:
     """Run the shop in its own cluster while sk-tracer records it; return the trace."""
-    skctl("env", "up", "--name", env, "--nodes", "1")
+    skctl("env", "up", "--name", env, "--nodes", "1", "--metrics-server")
+    _day_pace(env, stretch=stretch)
     status = json.loads(skctl("env", "status", "--name", env, "--json", capture=True))
     kubeconfig = status["kubeconfig"]
     tracer, address = _start_tracer(kubeconfig=kubeconfig, workdir=workdir)

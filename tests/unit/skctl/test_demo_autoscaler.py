@@ -16,7 +16,7 @@ def test_karpenter_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SIMKUBE_CLUSTER_AUTOSCALER", raising=False)
     chosen = choose(binary=None)
     assert chosen.kind is AutoscalerKind.KARPENTER
-    assert chosen.builds == ("etcd", "kwok", "kubernetes", "karpenter")
+    assert chosen.builds == ("etcd", "kwok", "kubernetes", "metrics-server", "karpenter")
     assert chosen.up_args == ("--autoscaler", "karpenter", "--consolidate-after", "30s")
     assert chosen.run_args == ()
 
@@ -29,6 +29,7 @@ def test_cluster_autoscaler_when_a_binary_is_given(monkeypatch: pytest.MonkeyPat
     chosen = choose(binary=binary if given == "flag" else None)
     assert chosen.kind is AutoscalerKind.CLUSTER_AUTOSCALER
     assert "karpenter" not in chosen.builds  # nothing it does not run is built
+    assert "metrics-server" in chosen.builds  # both clusters run it for the shop's HPA
     assert chosen.up_args[-2:] == ("--autoscaler-binary", str(binary))
     assert chosen.run_args == ("--timer", "clusterAutoscaler.scale-down-delay-after-add=1m",
                                "--timer", "clusterAutoscaler.scale-down-unneeded-time=1m")
