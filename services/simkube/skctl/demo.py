@@ -37,7 +37,7 @@ from simkube.core.cli import SPEED
 from simkube.core.errors import SimkubeError
 from simkube.core.simtime import TimeScale
 from simkube.env.autoscalers.cluster_autoscaler import BINARY_ENV
-from simkube.results.files import SUMMARY
+from simkube.report import load
 from simkube.skctl import demo_workload
 from simkube.skctl.demo_autoscaler import DemoAutoscaler, choose
 from simkube.skctl.demo_recording import BIN, console, record_production, skctl
@@ -57,8 +57,7 @@ def _headlines(report_json: str) -> None:
     console.rule("headline numbers")
     for line in report.get("headlines", []):
         console.print(f"  {line}")
-    run_dir = Path(report["runs"][0]["directory"])
-    summary = json.loads((run_dir / SUMMARY).read_text())
+    summary = load(Path(report["runs"][0]["directory"])).summary  # its summary.json
     for line in hpa_lines(summary) or ["HPA: none acted in the replay"]:
         console.print(f"[bold]{line}[/]")
     # soft_wrap: a wrapped path could not be copied, nor found by scripts ("report: PATH").
