@@ -35,6 +35,7 @@ import click
 
 from simkube.core.cli import SPEED
 from simkube.core.errors import SimkubeError
+from simkube.core.logs import configure_logging
 from simkube.core.simtime import TimeScale
 from simkube.env.autoscalers.cluster_autoscaler import BINARY_ENV
 from simkube.report import load
@@ -127,6 +128,7 @@ def _down(env: str) -> None:
 def main(*, env_name: str, workdir: Path | None, stretch: float, speed: TimeScale,
          autoscaler_binary: Path | None, keep: bool) -> None:
     """Record, replay with an autoscaler and report a small workload end to end."""
+    configure_logging(level="warning")  # as skctl's: what the demo itself does is printed
     started = time.monotonic()
     workdir = (workdir or Path("demo-out") / time.strftime("%Y%m%d-%H%M%S")).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
