@@ -72,9 +72,13 @@ def cronjob() -> dict[str, Any]:
 
 
 def opening() -> list[dict[str, Any]]:
-    """What the shop opens with, in apply order: web at its HPA's minimum, then the HPA, an
-    idle worker (the day's first step scales it), the CronJob."""
-    return [deployment(WEB, cpu=f"{WEB_CPU_REQUEST_M}m", memory="1Gi", replicas=WEB_MIN),
+    """What the shop opens with, in apply order: web, then its HPA, an idle worker (the day's
+    first step scales it), the CronJob. web opens at one replica, the API's default: its HPA
+    raises it to the minimum at its first sync, in production and in the replay alike, and a
+    replay under an active HPA that applies a recorded change of web before its HPA has scaled
+    it leaves ``spec.replicas`` out, which resets it to that default (docs/hpa.md, "Replicas
+    under an active HPA"): from one, no dip."""
+    return [deployment(WEB, cpu=f"{WEB_CPU_REQUEST_M}m", memory="1Gi", replicas=1),
             web_hpa(), deployment(WORKER, cpu="1", memory="2Gi", replicas=0), cronjob()]
 
 
