@@ -120,7 +120,7 @@ def _down(env: str) -> None:
               help="Shrink (<1) or stretch the recording's timeline; the trace is stretched "
                    "back to the same day (--time-scale: its former name).")
 @click.option("--speed", type=SPEED, default=6.0, show_default=True,
-              help="Replay speed (the day is about 8½ minutes of trace time).")
+              help="Replay speed (the day is about 10 minutes of trace time).")
 @click.option("--autoscaler-binary", type=click.Path(path_type=Path, dir_okay=False),
               help=f"Run this Cluster Autoscaler instead of Karpenter (default: "
                    f"${BINARY_ENV} when set).")

@@ -5,7 +5,7 @@ module proxy with the rest. Cluster Autoscaler cannot be built here (the proxy r
 module, docs/cloudprov.md), so the demo runs it only when the user gives a binary
 (``--autoscaler-binary`` or ``$SIMKUBE_CLUSTER_AUTOSCALER``, as ``skctl env up`` reads it).
 
-The demo's day is 8½ minutes of trace time (``demo_workload``). Karpenter's timers
+The demo's day is 10 minutes of trace time (``demo_workload``). Karpenter's timers
 fit it: it launches within seconds of a pending pod and consolidates a node half a minute
 after it turns empty or underutilised. Its default ``consolidateAfter`` (0s) is not used:
 with it, Karpenter consolidated nodes while the peak was still filling them (seven

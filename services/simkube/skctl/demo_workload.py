@@ -1,12 +1,12 @@
 """The demo's "production" workload: a small shop whose traffic rises past capacity and falls.
 
 A script of timed steps applied to a real (local) cluster while sk-tracer records it, so the
-trace the demo replays is a genuine recording. The steps tell a shop's day in 64 seconds:
+trace the demo replays is a genuine recording. The steps tell a shop's day in 76 seconds:
 traffic rises to a sale that needs more nodes than the quiet hours, holds, and falls, while a
 CronJob keeps firing. The web front end follows the traffic through a HorizontalPodAutoscaler
 (CPU at half its request, 2 to 24 replicas): the shop says what web's pods use
 (:mod:`demo_traffic`), metrics-server serves it, the HPA scales web. The worker is scaled by
-hand. Step times are multiplied by ``stretch`` (the demo records at 0.5, 32 s; the end-to-end
+hand. Step times are multiplied by ``stretch`` (the demo records at 0.5, 38 s; the end-to-end
 test faster still; not a replay speed, which runs the other way: ``core.simtime``).
 
 A recorded second stands for ``DAY_STRETCH / stretch`` seconds of the day: the demo stretches
@@ -16,9 +16,12 @@ timers fit the day, and production's controllers record with their timers divide
 (``HPA_TIMERS``; the usual 5 would outlast the evening). Nodes take 70 s to boot (60 s to
 register, 10 s to turn Ready) and pods reach them some seconds later (partly wall-clock waits),
 so the peak holds 168 s of trace time (with 104 s, a trial on a busy machine left 12 of 30
-pods never scheduled). The evening lasts 184 s: web shrinks a minute or more after the
-traffic falls (stabilization, the HPA's sync, metrics-server's scrapes), and Karpenter removes
-a node about a minute after it empties (``consolidateAfter`` 30 s, then its own checks).
+pods never scheduled). The evening lasts 280 s of trace time: web shrinks a minute or more
+after the traffic falls (stabilization, the HPA's sync, metrics-server's scrapes), Karpenter
+removes a node about a minute after it turns underused (``consolidateAfter`` 30 s, then its
+own checks), and its evictions hold the HPA up: the evicted pods' replacements have no metrics
+for two scrapes, and on a scale-down the HPA counts a pod without metrics at its full request.
+With a 184 s evening, two replays ended with web still at 6 and 9 replicas instead of 2.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ STEPS = (
     Step(at_seconds=36, traffic=6, replicas={"worker": 2}, note="the sale ends"),
     Step(at_seconds=41, traffic=2, replicas={"worker": 1}, note="evening"),
 )
-END_SECONDS = 64.0
+END_SECONDS = 76.0
 CLOSING = Step(at_seconds=END_SECONDS, traffic=STEPS[-1].traffic, replicas={},
                note="closing time")
 
