@@ -21,7 +21,9 @@ after the traffic falls (stabilization, the HPA's sync, metrics-server's scrapes
 removes a node about a minute after it turns underused (``consolidateAfter`` 30 s, then its
 own checks), and its evictions hold the HPA up: the evicted pods' replacements have no metrics
 for two scrapes, and on a scale-down the HPA counts a pod without metrics at its full request.
-With a 184 s evening, two replays ended with web still at 6 and 9 replicas instead of 2.
+With a 184 s evening, two replays ended with web still at 6 and 9 replicas instead of 2 (when
+a replay's metrics-server still scraped every 15 s of trace; at its 2 s default the end-to-end
+test's web was back at 2 with 230 s to spare, so the evening may now be longer than needed).
 """
 
 from __future__ import annotations
