@@ -16,6 +16,10 @@ its own process over the same synthetic index (the real ``ClusterIndex`` and
   each call's coroutine run to completion on the pool's thread (the read RPCs never wait).
 * ``go-empty``: a grpc-go server that answers every call with an empty message (valid for
   both methods): the round trip a native server would cost, for reference.
+* ``sk-cloudprov-front``: the front ``env up --autoscaler`` puts before sk-cloudprov (the
+  built binary), forwarding to the ``sk-cloudprov`` server above: after the warm-up loop
+  every call of the loop is answered from its cache. ``front-unix``: the same over a unix
+  socket (CA's cloud-config accepts ``address: unix:///path``).
 
 Figures: ``cloudprov_calls.per_call`` per server and method (p50/p99 ms, calls/s), and the
 p50 time of a whole loop (3,000 calls).
@@ -39,6 +43,8 @@ from google.protobuf.duration_pb2 import Duration
 from benchmarks.cloudprov_calls_server import GROUPS, NAMESPACE, PER_GROUP, Variant, build
 from simkube.cloudprov.manifests import fake_node
 from simkube.env import ports
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
 
 LOOPS = 5
@@ -46,6 +52,8 @@ CLIENT = Path(__file__).resolve().parent / "grpcclient"
 SERVICE = "/" + pb.DESCRIPTOR.services_by_name["CloudProvider"].full_name + "/"
 READY_TIMEOUT = 120.0
 GO_EMPTY = "go-empty"
+FRONT = "sk-cloudprov-front"
+FRONT_UNIX = "front-unix"
 
 
 def _loop_calls() -> bytes:
@@ -89,10 +97,16 @@ def _build_client(work: Path) -> Path | str:
     return binary
 
 
-def _start(server: str, port: int, log: Path, client: Path) -> subprocess.Popen[bytes]:
-    argv = ([str(client), "-serve", f"127.0.0.1:{port}"] if server == GO_EMPTY else
-            [sys.executable, "-m", "benchmarks.cloudprov_calls_server", server,
-             f"127.0.0.1:{port}"])
+def _start(server: str, address: str, log: Path, client: Path,
+           upstream: str) -> subprocess.Popen[bytes]:
+    """``upstream``: the sk-cloudprov server's address, which the fronts forward to."""
+    if server == GO_EMPTY:
+        argv = [str(client), "-serve", address]
+    elif server in {FRONT, FRONT_UNIX}:
+        argv = [str(binary_path(Binary.CLOUDPROV_FRONT)), f"--listen={address}",
+                f"--upstream={upstream}"]
+    else:
+        argv = [sys.executable, "-m", "benchmarks.cloudprov_calls_server", server, address]
     with log.open("wb") as out:
         return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
 
@@ -114,20 +128,24 @@ def run() -> Iterator[dict[str, Any]]:
             return
         calls = work / "loop.bin"
         calls.write_bytes(_loop_calls())
-        names = [v.value for v in Variant] + [GO_EMPTY]
+        names = [v.value for v in Variant] + [GO_EMPTY, FRONT, FRONT_UNIX]
+        addresses = {server: f"127.0.0.1:{port}"
+                     for server, port in zip(names, ports.allocate(len(names)), strict=True)}
+        addresses[FRONT_UNIX] = f"unix://{work / 'front.sock'}"
         servers = []
         try:
-            for server, port in zip(names, ports.allocate(len(names)), strict=True):
+            for server, address in addresses.items():
                 log = work / f"{server}.log"
-                servers.append((server, port, log, _start(server, port, log, client)))
-            for _, _, log, process in servers:
+                servers.append((server, log, _start(server, address, log, client,
+                                                    addresses[Variant.SK_CLOUDPROV.value])))
+            for _, log, process in servers:
                 _ready(log, process)
-            targets = ",".join(f"{name}=127.0.0.1:{port}" for name, port, _, _ in servers)
+            targets = ",".join(f"{server}={address}" for server, address in addresses.items())
             done = subprocess.run([str(client), "-targets", targets, "-requests", str(calls),
                                    "-loops", str(LOOPS)], capture_output=True, text=True,
                                   timeout=1800, check=True)
         finally:
-            for _, _, _, process in servers:
+            for _, _, process in servers:
                 process.terminate()
                 process.wait(timeout=30)
         for line in done.stdout.splitlines():

@@ -81,7 +81,7 @@ def kwok_provider(nodes: int, work: Path, binary: Path) -> Iterator[dict[str, An
             env={**os.environ, "KWOK_PROVIDER_MODE": "local", "POD_NAMESPACE": CA_NAMESPACE,
                  "KUBECONFIG": str(layout.admin_kubeconfig)})
         ca_url = f"http://127.0.0.1:{port}/metrics"
-        ca_before, ca_after, _, _ = window(ca_url, None, process=ca)
+        ca_before, ca_after, _, _ = window(ca_url, process=ca)
         yield functions(ca_before, ca_after, nodes=nodes, provider="kwok")
     finally:
         if ca is not None:

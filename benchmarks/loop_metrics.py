@@ -1,8 +1,9 @@
 """CA's and sk-cloudprov's Prometheus figures over a window, per CA loop.
 
-``benchmarks/autoscaler_loop.py`` reads CA's ``cluster_autoscaler_function_duration_seconds``
-and sk-cloudprov's ``grpc_server_*`` metrics before and after a window and turns the
-differences into per-loop figures; the arithmetic lives here so that it is tested alone.
+``benchmarks/autoscaler_loop.py`` reads CA's ``cluster_autoscaler_function_duration_seconds``,
+sk-cloudprov's ``grpc_server_*`` metrics and, where CA talks to sk-cloudprov-front, the
+front's ``sk_cloudprov_front_*`` counters before and after a window and turns the differences
+into per-loop figures; the arithmetic lives here so that it is tested alone.
 """
 
 from __future__ import annotations
@@ -56,13 +57,15 @@ def wait_for(check: Any, what: str, *, process: subprocess.Popen[bytes] | None =
     raise TimeoutError(f"{what} within {TIMEOUT:.0f}s")
 
 
-def window(ca_url: str, rpc_url: str | None, *, process: subprocess.Popen[bytes] | None = None,
-            ) -> tuple[Samples, Samples, Samples, Samples]:
-    """Metrics before and after WINDOW seconds, starting once CA has made WARM_LOOPS loops."""
+def window(ca_url: str, others: tuple[str, ...] = (), *,
+           process: subprocess.Popen[bytes] | None = None,
+           ) -> tuple[Samples, Samples, list[Samples], list[Samples]]:
+    """CA's and the ``others``' metrics before and after WINDOW seconds, starting once CA has
+    made WARM_LOOPS loops."""
     wait_for(lambda: loops_made(ca_url) >= WARM_LOOPS, f"{WARM_LOOPS} CA loops", process=process)
-    ca_before, rpc_before = scrape(ca_url), scrape(rpc_url) if rpc_url else {}
+    ca_before, before = scrape(ca_url), [scrape(url) for url in others]
     time.sleep(WINDOW)
-    return ca_before, scrape(ca_url), rpc_before, scrape(rpc_url) if rpc_url else {}
+    return ca_before, scrape(ca_url), before, [scrape(url) for url in others]
 
 
 def functions(before: Samples, after: Samples, *, nodes: int, provider: str) -> dict[str, Any]:
@@ -96,3 +99,28 @@ def rpcs(before: Samples, after: Samples, *, loops: int, nodes: int) -> dict[str
             "calls_per_loop": {m: round(c / loops, 1) for m, c in sorted(calls.items()) if c},
             "server_ms_mean": {m: round(1000 * delta(before, after, f"{total}_sum", m) / c, 3)
                                for m, c in sorted(calls.items()) if c}}
+
+
+def _per_method(before: Samples, after: Samples, name: str) -> dict[str, float]:
+    """A counter's increase per method label, its status codes added up."""
+    totals: dict[str, float] = {}
+    for key in after:
+        if key[0] == name:
+            totals[key[1]] = totals.get(key[1], 0.0) + delta(before, after, name, key[1],
+                                                             code=key[2])
+    return totals
+
+
+def front(before: Samples, after: Samples, *, loops: int, nodes: int) -> dict[str, Any]:
+    """sk-cloudprov-front's answers per loop: from its cache, or forwarded to sk-cloudprov
+    (with the mean time the front waited for those)."""
+    prefix = "sk_cloudprov_front"
+    hits = _per_method(before, after, f"{prefix}_cache_hits_total")
+    forwards = _per_method(before, after, f"{prefix}_forwards_total")
+    waited = f"{prefix}_upstream_seconds"
+    return {"figure": "autoscaler_loop.front", "nodes": nodes, "loops": loops,
+            "hits_per_loop": {m: round(c / loops, 1) for m, c in sorted(hits.items()) if c},
+            "forwards_per_loop": {m: round(c / loops, 1)
+                                  for m, c in sorted(forwards.items()) if c},
+            "upstream_ms_mean": {m: round(1000 * delta(before, after, f"{waited}_sum", m) / c, 3)
+                                 for m, c in sorted(forwards.items()) if c}}

@@ -77,9 +77,13 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
         self._templates = {g.id: encode_node(template_node(g, namespace=config.namespace))
                            for g in config.groups.values()}
         self._listings = {group: InstanceListing() for group in config.groups}
-        # NodeGroupForNode's answer per group with the (replicas, nodes) it shows: CA asks
-        # for every node, every loop.
-        self._answers: dict[str, tuple[tuple[int | None, int], pb.NodeGroupForNodeResponse]] = {}
+        # NodeGroupForNode's answer per group, built once: CA asks for every node, every loop,
+        # and an answer that depends on the configuration alone is one a cache in front of
+        # sk-cloudprov may keep (docs/cloudprov.md, the front). The live sizes are NodeGroups'.
+        self._answers = {g.id: pb.NodeGroupForNodeResponse(nodeGroup=pb.NodeGroup(
+            id=g.id, minSize=g.min_size, maxSize=g.max_size,
+            debug=f"{g.id}: {g.template.summary}, {g.price_per_hour}/h"))
+            for g in config.groups.values()}
         self._unit_prices = UnitPrices.cheapest(
             (g.price_per_hour, g.template.allocatable) for g in config.groups.values())
 
@@ -98,16 +102,6 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
                  f"{group.template.summary}, {group.price_per_hour}/h")
         return pb.NodeGroup(id=group.id, minSize=group.min_size, maxSize=group.max_size,
                             debug=debug)
-
-    def _for_node(self, group: NodeGroupConfig) -> pb.NodeGroupForNodeResponse:
-        """The group's NodeGroupForNode answer, rebuilt only when its debug text would move."""
-        state = self._index.groups[group.id]
-        key = (state.replicas, len(state.nodes))
-        cached = self._answers.get(group.id)
-        if cached is None or cached[0] != key:
-            cached = self._answers[group.id] = (
-                key, pb.NodeGroupForNodeResponse(nodeGroup=self._message(group)))
-        return cached[1]
 
     def group_of_node(self, node: pb.ExternalGrpcNode) -> str | None:
         for name in (instance_name(node.providerID), node.name):
@@ -138,7 +132,7 @@ class CloudProviderServicer(pb_grpc.CloudProviderServicer):
         group = self.group_of_node(request.node)
         if group is None:
             return NO_GROUP
-        return self._for_node(self._config.groups[group])
+        return self._answers[group]
 
     @answers
     async def PricingNodePrice(self, request: pb.PricingNodePriceRequest,

@@ -69,6 +69,7 @@ class UpOptions:
     autoscaler: AutoscalerKind | None = None  # also an autoscaler (implies services)
     autoscaler_binary: Path | None = None  # CA: else $SIMKUBE_CLUSTER_AUTOSCALER, else the cache
     autoscaler_flags: tuple[str, ...] = ()  # --name=value, replacing the default tuning
+    cloudprov_front: bool = True  # CA reaches sk-cloudprov through sk-cloudprov-front
     disruption: Disruption | None = None  # Karpenter's NodePool disruption settings
     metrics_server: bool = False  # metrics-server over KWOK's emulated usage (HPAs, kubectl top)
 
@@ -109,6 +110,8 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
     if options.autoscaler is AutoscalerKind.CLUSTER_AUTOSCALER:
         ca_binary = autoscaler.resolve(options.autoscaler_binary).path
         autoscaler.merge_flags(options.autoscaler_flags)  # refuse a bad flag before anything
+        if options.cloudprov_front:
+            binary_path(Binary.CLOUDPROV_FRONT)  # built?
     elif options.autoscaler is AutoscalerKind.KARPENTER:
         binary_path(Binary.KARPENTER)  # built? (its CRDs come with it)
         karpenter.merge_flags(options.autoscaler_flags)
@@ -143,7 +146,8 @@ def up(options: UpOptions) -> tuple[state.EnvState, bool]:
                                                 autoscaler_kind=options.autoscaler,
                                                 autoscaler_binary=ca_binary,
                                                 autoscaler_flags=options.autoscaler_flags,
-                                                disruption=options.disruption)
+                                                disruption=options.disruption,
+                                                front=options.cloudprov_front)
         except (SimkubeError, OSError, KeyboardInterrupt) as exc:
             if env is not None:
                 _teardown(env, keep_logs=True)

@@ -19,6 +19,7 @@ from simkube.env.autoscalers.kinds import AutoscalerKind
 from simkube.env.controlplane.components import Layout
 from simkube.env.controlplane.startup import last_lines
 from simkube.env.paths import results_dir
+from simkube.env.services import cloudprov_front
 from simkube.env.services.commands import (
     ADDRESS_KEYS,
     DEFAULT_NODE_GROUPS,
@@ -30,6 +31,8 @@ from simkube.env.services.commands import (
     script,
     service_specs,
 )
+from simkube.env.toolchain.cache import binary_path
+from simkube.env.toolchain.catalog import Binary
 
 # Python services import grpc, protobuf and kubernetes_asyncio before they listen: on two
 # busy cores that alone can take ten seconds.
@@ -61,12 +64,13 @@ def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
                     autoscaler_kind: AutoscalerKind | None = None,
                     autoscaler_binary: Path | None = None,
                     autoscaler_flags: tuple[str, ...] = (),
-                    disruption: Disruption | None = None) -> None:
-    """Start sk-driver, sk-ctrl, and the nodes' provider: sk-cloudprov (with CA when asked)
-    or Karpenter."""
+                    disruption: Disruption | None = None, front: bool = True) -> None:
+    """Start sk-driver, sk-ctrl, and the nodes' provider: sk-cloudprov (with CA when asked,
+    through sk-cloudprov-front unless ``front`` is False) or Karpenter."""
     karpenter = autoscaler_kind is AutoscalerKind.KARPENTER
     taken = set(env.ports.values())
-    free = ports.allocate(PORT_COUNT + 2, exclude=taken)
+    # Then CA's (or Karpenter's health) port, Karpenter's metrics, the front's two.
+    free = ports.allocate(PORT_COUNT + 4, exclude=taken)
     allocated = ServicePorts.from_list(free)
     results = results_dir(env.name)
     results.mkdir(parents=True, exist_ok=True)
@@ -88,8 +92,15 @@ def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
                           metrics_port=free[PORT_COUNT + 1], flags=autoscaler_flags,
                           disruption=disruption or Disruption())
     elif autoscaler_binary is not None:
-        autoscaler.write_cloud_config(layout=layout,
-                                      cloudprov_address=address(allocated.cloudprov))
+        target = address(allocated.cloudprov)
+        if front:
+            spec = cloudprov_front.front_spec(
+                binary=binary_path(Binary.CLOUDPROV_FRONT), port=free[PORT_COUNT + 2],
+                metrics_port=free[PORT_COUNT + 3], upstream=target)
+            _wait_serving(_start(spec, layout, env))
+            target = env.addresses[cloudprov_front.ADDRESS_KEY] = address(spec.port)
+            state.save(env)
+        autoscaler.write_cloud_config(layout=layout, cloudprov_address=target)
         spec = autoscaler.autoscaler_spec(binary=autoscaler_binary, layout=layout,
                                           port=free[PORT_COUNT], extra=autoscaler_flags)
         _wait_serving(_start(spec, layout, env))

@@ -15,6 +15,7 @@ from simkube.env import health, processes, state
 from simkube.env.controlplane.components import Component
 from simkube.env.lifecycle import unknown_environment
 from simkube.env.paths import env_dir
+from simkube.env.services.cloudprov_front import ADDRESS_KEY
 
 
 class Health(StrEnum):
@@ -42,6 +43,7 @@ class EnvStatus:
     components: list[ComponentStatus]
     # gRPC addresses of the services (``env up --services``); None when not started.
     cloudprov: str | None = None
+    cloudprov_front: str | None = None  # what CA talks to, when it runs (env up --autoscaler)
     driver: str | None = None
     ctrl: str | None = None
     autoscaler: str | None = None
@@ -77,5 +79,6 @@ def environment_status(name: str) -> EnvStatus:
                      api_server=current.api_server, nodes=current.nodes,
                      components=[component_status(c, pki) for c in current.components],
                      cloudprov=current.addresses.get("cloudprov"),
+                     cloudprov_front=current.addresses.get(ADDRESS_KEY),
                      driver=current.addresses.get("driver"), ctrl=current.addresses.get("ctrl"),
                      autoscaler=current.addresses.get("autoscaler"))

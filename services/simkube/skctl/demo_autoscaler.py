@@ -25,7 +25,12 @@ from pathlib import Path
 
 from simkube.env.autoscalers.cluster_autoscaler import BINARY_ENV
 from simkube.env.autoscalers.kinds import AutoscalerKind
-from simkube.env.toolchain.catalog import CONTROL_PLANE, KARPENTER, METRICS_SERVER
+from simkube.env.toolchain.catalog import (
+    CLOUDPROV_FRONT,
+    CONTROL_PLANE,
+    KARPENTER,
+    METRICS_SERVER,
+)
 
 # What both clusters run whichever the autoscaler: the control plane and metrics-server (the
 # shop's HPA reads it in production, the replay's HPA reads the played-back usage from it).
@@ -58,7 +63,7 @@ def choose(*, binary: Path | None) -> DemoAutoscaler:
             note=("Karpenter launches nodes for pending pods and consolidates them when they "
                   f"empty (set {BINARY_ENV}=PATH to run Cluster Autoscaler instead)"))
     return DemoAutoscaler(
-        kind=AutoscalerKind.CLUSTER_AUTOSCALER, builds=_CONTROL_PLANE,
+        kind=AutoscalerKind.CLUSTER_AUTOSCALER, builds=(*_CONTROL_PLANE, CLOUDPROV_FRONT.name),
         up_args=("--autoscaler", AutoscalerKind.CLUSTER_AUTOSCALER.value,
                  "--autoscaler-binary", str(named)),
         run_args=tuple(arg for timer in CA_DEMO_TIMERS for arg in ("--timer", timer)),

@@ -93,6 +93,9 @@ def build_command(autoscaler: bool, only: tuple[str, ...], force: bool,
 @click.option("--autoscaler-flag", "autoscaler_flags", multiple=True, metavar="--NAME=VALUE",
               help="An autoscaler flag replacing the environment's tuning "
                    "(repeatable), e.g. --autoscaler-flag=--expander=price.")
+@click.option("--cloudprov-front/--no-cloudprov-front", default=True, show_default=True,
+              help="cluster-autoscaler: reach sk-cloudprov through sk-cloudprov-front, which "
+                   "answers CA's repeated per-node calls from a cache (docs/cloudprov.md).")
 @click.option("--consolidation-policy",
               type=click.Choice([p.value for p in ConsolidationPolicy]),
               help="Karpenter: which nodes its NodePools consolidate "
@@ -107,8 +110,9 @@ def up_command(  # noqa: PLR0917  # click passes every option as a parameter
         name: str, nodes: int, node_template: Path | None, scheduler_config: Path | None,
         apiserver_port: int | None, services: bool, node_groups: Path | None,
         autoscaler: str | None, autoscaler_binary: Path | None,
-        autoscaler_flags: tuple[str, ...], consolidation_policy: str | None,
-        consolidate_after: str | None, metrics_server: bool) -> None:
+        autoscaler_flags: tuple[str, ...], cloudprov_front: bool,
+        consolidation_policy: str | None, consolidate_after: str | None,
+        metrics_server: bool) -> None:
     """Start etcd, the control plane and kwok; wait until the cluster is usable."""
     kind = AutoscalerKind(autoscaler) if autoscaler else None
     if node_groups is not None and not (services or kind):
@@ -117,6 +121,8 @@ def up_command(  # noqa: PLR0917  # click passes every option as a parameter
         raise click.UsageError("--autoscaler-flag needs --autoscaler")
     if autoscaler_binary is not None and kind is not AutoscalerKind.CLUSTER_AUTOSCALER:
         raise click.UsageError("--autoscaler-binary needs --autoscaler cluster-autoscaler")
+    if not cloudprov_front and kind is not AutoscalerKind.CLUSTER_AUTOSCALER:
+        raise click.UsageError("--no-cloudprov-front needs --autoscaler cluster-autoscaler")
     if (consolidation_policy or consolidate_after) and kind is not AutoscalerKind.KARPENTER:
         raise click.UsageError("--consolidation-policy and --consolidate-after need "
                                "--autoscaler karpenter")
@@ -135,7 +141,8 @@ def up_command(  # noqa: PLR0917  # click passes every option as a parameter
             scheduler_config=scheduler_config, apiserver_port=apiserver_port,
             services=services or kind is not None, node_groups=node_groups, autoscaler=kind,
             autoscaler_binary=autoscaler_binary, autoscaler_flags=autoscaler_flags,
-            disruption=disruption, metrics_server=metrics_server))
+            cloudprov_front=cloudprov_front, disruption=disruption,
+            metrics_server=metrics_server))
     if not created:
         console.print(f"environment {name!r} is already up (API server {env.api_server})")
     else:

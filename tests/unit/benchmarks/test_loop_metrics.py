@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.loop_metrics import Samples, functions, rpcs
+from benchmarks.loop_metrics import Samples, front, functions, rpcs
 
 pytestmark = pytest.mark.unit
 HISTOGRAM = "cluster_autoscaler_function_duration_seconds"
@@ -47,3 +47,20 @@ def test_rpcs_add_every_status_code_of_a_method() -> None:
     figure = rpcs(before, after, loops=2, nodes=1000)
     assert figure["calls_per_loop"] == {"NodeGroupForNode": 1000.0, "NodeGroupGetOptions": 2000.0}
     assert figure["server_ms_mean"] == {"NodeGroupForNode": 0.1, "NodeGroupGetOptions": 0.1}
+
+
+def test_the_fronts_answers_are_per_loop_and_per_method() -> None:
+    prefix = "sk_cloudprov_front"
+    before: Samples = {(f"{prefix}_cache_hits_total", "NodeGroupForNode", "", ""): 500.0}
+    after: Samples = {
+        (f"{prefix}_cache_hits_total", "NodeGroupForNode", "", ""): 2500.0,
+        (f"{prefix}_cache_hits_total", "NodeGroupGetOptions", "", ""): 4000.0,
+        (f"{prefix}_forwards_total", "NodeGroupForNode", "OK", ""): 2.0,
+        (f"{prefix}_forwards_total", "NodeGroupTargetSize", "OK", ""): 18.0,
+        (f"{prefix}_forwards_total", "NodeGroupTargetSize", "NotFound", ""): 2.0,
+        (f"{prefix}_upstream_seconds_sum", "NodeGroupTargetSize", "", ""): 0.02,
+        (f"{prefix}_upstream_seconds_sum", "NodeGroupForNode", "", ""): 0.002}
+    figure = front(before, after, loops=2, nodes=1000)
+    assert figure["hits_per_loop"] == {"NodeGroupForNode": 1000.0, "NodeGroupGetOptions": 2000.0}
+    assert figure["forwards_per_loop"] == {"NodeGroupForNode": 1.0, "NodeGroupTargetSize": 10.0}
+    assert figure["upstream_ms_mean"] == {"NodeGroupForNode": 1.0, "NodeGroupTargetSize": 1.0}

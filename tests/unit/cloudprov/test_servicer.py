@@ -95,6 +95,14 @@ async def test_node_group_for_node_never_fails(rpc: Harness, node: pb.ExternalGr
     assert reply.nodeGroup.id == group
     if group:
         assert reply.nodeGroup.maxSize == CONFIG.groups[group].max_size
+    # Only providerID, name and the two group labels decide: sk-cloudprov-front keys this
+    # call by them (env/services/cloudprov_front.py), so nothing else may change the answer.
+    changed = pb.ExternalGrpcNode()
+    changed.CopyFrom(node)
+    changed.annotations.clear()
+    changed.annotations["node.alpha.kubernetes.io/ttl"] = "60"
+    changed.labels["topology.kubernetes.io/zone"] = "elsewhere"
+    assert await rpc.stub.NodeGroupForNode(pb.NodeGroupForNodeRequest(node=changed)) == reply
 
 
 async def test_instances_have_the_nodes_provider_ids(rpc: Harness) -> None:
@@ -122,17 +130,16 @@ async def test_sizes(rpc: Harness) -> None:
     assert size.targetSize == 4
 
 
-async def test_a_groups_answer_follows_its_size(rpc: Harness) -> None:
-    # NodeGroupForNode's answer is kept between calls; a size change must still show.
+async def test_a_nodes_answer_depends_on_the_configuration_only(rpc: Harness) -> None:
+    # The front in front of sk-cloudprov keeps this answer: sizes may move, it must not.
     request = pb.NodeGroupForNodeRequest(node=pb.ExternalGrpcNode(name="small-x-aaaaa"))
     before = await rpc.stub.NodeGroupForNode(request)
-    assert before.nodeGroup.debug.startswith("small: target 3, 2 nodes")
+    assert before.nodeGroup.debug == "small: s2 in z1: 2 cpu, 8Gi memory, 110 pods, 0.5/h"
     await rpc.stub.NodeGroupIncreaseSize(pb.NodeGroupIncreaseSizeRequest(id="small", delta=1))
-    after = await rpc.stub.NodeGroupForNode(request)
-    assert after.nodeGroup.debug.startswith("small: target 4, 2 nodes")
     rpc.cluster.node(CONFIG, "small", "small-x-ccccc")
-    assert (await rpc.stub.NodeGroupForNode(request)).nodeGroup.debug.startswith(
-        "small: target 4, 3 nodes")
+    assert await rpc.stub.NodeGroupForNode(request) == before
+    groups = await rpc.stub.NodeGroups(pb.NodeGroupsRequest())
+    assert groups.nodeGroups[0].debug.startswith("small: target 4, 3 nodes")
 
 
 @pytest.mark.parametrize(("method", "request_", "code", "message"), [

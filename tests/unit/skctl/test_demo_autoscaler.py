@@ -30,6 +30,7 @@ def test_cluster_autoscaler_when_a_binary_is_given(monkeypatch: pytest.MonkeyPat
     assert chosen.kind is AutoscalerKind.CLUSTER_AUTOSCALER
     assert "karpenter" not in chosen.builds  # nothing it does not run is built
     assert "metrics-server" in chosen.builds  # both clusters run it for the shop's HPA
+    assert "cloudprov-front" in chosen.builds  # CA reaches sk-cloudprov through it
     assert chosen.up_args[-2:] == ("--autoscaler-binary", str(binary))
     assert chosen.run_args == ("--timer", "clusterAutoscaler.scale-down-delay-after-add=1m",
                                "--timer", "clusterAutoscaler.scale-down-unneeded-time=1m")

@@ -35,6 +35,7 @@ class Binary(StrEnum):
     METRICS_SERVER = "metrics-server"  # the wrapper: resolutions under 10 s, KWOK's kubelets
     KARPENTER = "karpenter-kwok"  # Karpenter with its KWOK cloud provider
     HELM = "helm"  # renders and lints deploy/helm/simkube (tests and docs/helm.md)
+    CLOUDPROV_FRONT = "sk-cloudprov-front"  # ours: CA's cached front to sk-cloudprov
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,6 +116,14 @@ METRICS_SERVER = BuildGroup(
     version=UPSTREAM.metrics_server,
     packages={Binary.METRICS_SERVER: "simkube.local/toolchain/metrics-server"},
 )
+# Not upstream's: the project's own grpc-go server between CA and sk-cloudprov
+# (toolchain/cloudprov-front, docs/cloudprov.md), built like the wrappers from the module
+# proxy; its version names the front's revision, its sources are in the fingerprint.
+CLOUDPROV_FRONT = BuildGroup(
+    name="cloudprov-front",
+    version="v1",
+    packages={Binary.CLOUDPROV_FRONT: "simkube.local/toolchain/cloudprov-front"},
+)
 CLUSTER_AUTOSCALER = BuildGroup(
     name="cluster-autoscaler",
     version=UPSTREAM.cluster_autoscaler,
@@ -152,13 +161,14 @@ HELM = BuildGroup(
 )
 
 
-# metrics-server, Karpenter and helm are served by the module proxy, so unlike CA they are
-# part of every build. The order is the build order: what every environment needs first (the
-# control plane, smallest first, so a proxy problem shows within a minute, not after
-# Kubernetes' quarter of an hour), then metrics-server (HPAs) and the autoscaler the demo
-# runs, then what only tests use (helm).
+# metrics-server, the cloudprov front, Karpenter and helm are served by the module proxy, so
+# unlike CA they are part of every build. The order is the build order: what every
+# environment needs first (the control plane, smallest first, so a proxy problem shows within
+# a minute, not after Kubernetes' quarter of an hour), then metrics-server (HPAs), the front
+# (CA's, seconds to build) and the autoscaler the demo runs, then what only tests use (helm).
 CONTROL_PLANE: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES)
-CORE_GROUPS: tuple[BuildGroup, ...] = (*CONTROL_PLANE, METRICS_SERVER, KARPENTER, HELM)
+CORE_GROUPS: tuple[BuildGroup, ...] = (*CONTROL_PLANE, METRICS_SERVER, CLOUDPROV_FRONT,
+                                       KARPENTER, HELM)
 ALL_GROUPS: tuple[BuildGroup, ...] = (*CORE_GROUPS, CLUSTER_AUTOSCALER)
 
 

@@ -7,6 +7,7 @@ import pytest
 from simkube.env.toolchain import catalog
 from simkube.env.toolchain.catalog import (
     ALL_GROUPS,
+    CLOUDPROV_FRONT,
     CLUSTER_AUTOSCALER,
     CORE_GROUPS,
     ETCD,
@@ -85,3 +86,10 @@ def test_helm_is_pinned_and_stamped_as_its_makefile_does() -> None:
     # cert-manager's module is pinned only for the CRDs the chart's TLS option needs.
     assert "\tgithub.com/cert-manager/cert-manager v1.19.4 " in go_mod
     assert {module for module, _ in HELM.assets} == {"github.com/cert-manager/cert-manager"}
+
+
+def test_the_cloudprov_front_is_built_from_its_own_sources() -> None:
+    # The project's own Go module: its sources, not only its pins, decide the cache entry.
+    assert CLOUDPROV_FRONT in CORE_GROUPS
+    assert {path.name for path in CLOUDPROV_FRONT.sources} >= {"main.go", "front.go", "policy.go"}
+    assert not any(path.name.endswith("_test.go") for path in CLOUDPROV_FRONT.sources)
