@@ -26,7 +26,7 @@ from rich.console import Console
 
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import KubeClient
-from simkube.core.simtime import TimeScale
+from simkube.core.simtime import parse_speed
 from simkube.env import ports, retiming
 from simkube.simulation.timers import timer_sections, timer_settings
 from simkube.skctl import demo_shop, demo_workload
@@ -101,12 +101,12 @@ async def _record(*, kubeconfig: str, stretch: float) -> None:
 
 def _day_pace(env: str, *, stretch: float) -> None:
     """Production's controllers on the day's clock: timers ÷ the recording's compression."""
-    pace = TimeScale(demo_workload.DAY_STRETCH / stretch)
+    pace = parse_speed(demo_workload.DAY_STRETCH / stretch, field="the recording's pace")
     retiming.retime(env, scale=pace,
                     settings=timer_settings(timer_sections(demo_workload.HPA_TIMERS)))
     console.print(f"[yellow]note:[/] the recording plays the shop's day {pace.speed:g} times "
                   f"as fast, so production's HPA and metrics-server do too (sync and scrapes "
-                  f"every {15 / pace.speed:.2g}s for 15s); the HPA's downscale stabilization "
+                  f"every {pace.to_wall(15):.2g}s for 15s); the HPA's downscale stabilization "
                   "is a minute of the day")
 
 
