@@ -126,12 +126,17 @@ KARPENTER = (
 # lifted by the project's wrapper (toolchain/metrics-server). A replay scrapes every 2 s of
 # trace time instead: recorded usage is what the source's metrics-server served, stamped when
 # it served it, so its lag is in the trace already; scraping at the production resolution
-# would lag a second time (docs/hpa.md).
+# would lag a second time (docs/hpa.md). The wrapper's min-window (0: windows as measured)
+# gives a replay's readings the source's window all the same, 15 s: the HPA ignores a new
+# pod's CPU until one window has passed since it turned Ready, and 2 s windows would make the
+# replay's HPA count new pods sooner than the source's did (toolchain/metrics-server/window.go).
 METRICS_SERVER = (
     Timer(component=Component.METRICS_SERVER, name="metric-resolution", default_ms=15_000,
           min_wall_ms=500, replay_ms=2_000),
     Timer(component=Component.METRICS_SERVER, name="kubelet-request-timeout",
           default_ms=10_000, min_wall_ms=100, replay_ms=1_500),
+    Timer(component=Component.METRICS_SERVER, name="min-window", default_ms=0,
+          replay_ms=15_000),
 )
 
 CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER,

@@ -27,7 +27,7 @@ def test_metrics_server_scrapes_kwok_by_node_name_at_production_timers() -> None
     for flag in ("--kwok-address=127.0.0.1:1006", "--kubelet-preferred-address-types=Hostname",
                  "--bind-address=127.0.0.1", "--secure-port=1007",
                  "--metric-resolution=15000ms", "--kubelet-request-timeout=10000ms",
-                 "--tls-cert-file=/e/pki/metrics-server-serving.crt",
+                 "--min-window=0ms", "--tls-cert-file=/e/pki/metrics-server-serving.crt",
                  "--kubeconfig=/e/metrics-server.kubeconfig"):
         assert flag in spec.argv, flag
 

@@ -11,6 +11,8 @@
 //     /metrics/resource under /metrics/nodes/NAME/metrics/resource. Rather than annotate every
 //     node (Karpenter and Cluster Autoscaler create nodes this project does not write),
 //     requests are routed there by node name (see route.go).
+//   - --min-window. The shortest window a pod's metrics report (window.go says why a replay
+//     needs it); 0, the default, reports windows as measured.
 package main
 
 import (
@@ -45,11 +47,16 @@ func run(args []string) error {
 	}
 	kwokAddress := fs.String("kwok-address", "",
 		"host:port of KWOK's server; kubelet requests go to its per-node metrics paths")
+	minWindow := fs.Duration("min-window", 0,
+		"the shortest window pod metrics report (0: as measured); see window.go")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := validate(opts); err != nil {
 		return err
+	}
+	if *minWindow < 0 {
+		return fmt.Errorf("--min-window must not be negative, got %v", *minWindow)
 	}
 	config, err := opts.ServerConfig()
 	if err != nil {
@@ -58,7 +65,7 @@ func run(args []string) error {
 	if *kwokAddress != "" {
 		config.Kubelet.Client.WrapTransport = kwokRoute(*kwokAddress)
 	}
-	server, err := config.Complete()
+	server, err := assemble(config, *minWindow)
 	if err != nil {
 		return err
 	}
