@@ -14,8 +14,10 @@ events of each; for the what-if, replicas, nodes and cost of both. Every environ
 down at the end, also on failure. Method and results: docs/fidelity.md, "Pod autoscaling
 (HPA)".
 
-Settings: ``SIMKUBE_FIDELITY_HPA_MINUTES`` (default 7) and ``SIMKUBE_FIDELITY_HPA_SPEEDS``
-(default ``1,10``); the what-if's autoscaler: ``SIMKUBE_FIDELITY_AUTOSCALER``.
+Settings: ``SIMKUBE_FIDELITY_HPA_MINUTES`` (default 7), ``SIMKUBE_FIDELITY_HPA_SPEEDS``
+(default ``1,10``) and ``SIMKUBE_FIDELITY_HPA_REPETITIONS`` (replays of the one truth per
+speed, default 1: repetitions show how much of a difference is the replay's own noise); the
+what-if's autoscaler: ``SIMKUBE_FIDELITY_AUTOSCALER``.
 """
 
 from __future__ import annotations
@@ -119,19 +121,21 @@ def compare(truth: Path, replay: Path, *, end_s: float) -> dict[str, Any]:
     return figures
 
 
-def _settings() -> tuple[float, tuple[float, ...]]:
+def _settings() -> tuple[float, tuple[float, ...], int]:
     minutes = float(os.environ.get("SIMKUBE_FIDELITY_HPA_MINUTES", "7"))
     speeds = tuple(float(s) for s in os.environ.get("SIMKUBE_FIDELITY_HPA_SPEEDS", "1,10")
                    .split(","))
-    if minutes < 3 or not speeds or min(speeds) <= 0:
-        raise ValueError("SIMKUBE_FIDELITY_HPA_MINUTES must be >= 3 and the speeds > 0")
-    return minutes, speeds
+    repetitions = int(os.environ.get("SIMKUBE_FIDELITY_HPA_REPETITIONS", "1"))
+    if minutes < 3 or not speeds or min(speeds) <= 0 or repetitions < 1:
+        raise ValueError("SIMKUBE_FIDELITY_HPA_MINUTES must be >= 3, the speeds > 0 and "
+                         "SIMKUBE_FIDELITY_HPA_REPETITIONS >= 1")
+    return minutes, speeds, repetitions
 
 
 def run() -> Iterator[dict[str, Any]]:
     configure_logging()
     try:
-        minutes, speeds = _settings()
+        minutes, speeds, repetitions = _settings()
     except ValueError as exc:
         yield {"figure": "fidelity_hpa", "ran": False, "reason": str(exc)}
         return
@@ -147,19 +151,19 @@ def run() -> Iterator[dict[str, Any]]:
         summary = hpa_summary(truth, end_s=duration_s)
         yield {"figure": "fidelity_hpa.truth", "minutes": minutes, "timers": list(TIMERS),
                **summary, "results": str(truth), "trace": str(work / "truth.trace")}
-        replays: dict[float, Path] = {}
-        for speed in speeds:
-            name = "hpa-x" + f"{speed:g}".replace(".", "-")
-            try:
-                replays[speed] = replay(env, name=name, trace=work / "truth.trace",
-                                        speed=speed, duration_s=duration_s)
-            except ReplayError as exc:
-                yield {"figure": "fidelity_hpa.replay", "speed": speed, "ran": False,
-                       "reason": str(exc)}
-                continue
-            yield {"figure": "fidelity_hpa.replay", "speed": speed,
-                   **compare(truth, replays[speed], end_s=duration_s),
-                   "results": str(replays[speed])}
+        for repetition in range(1, repetitions + 1):
+            for speed in speeds:
+                name = "hpa-x" + f"{speed:g}".replace(".", "-") + f"-r{repetition}"
+                try:
+                    results = replay(env, name=name, trace=work / "truth.trace",
+                                     speed=speed, duration_s=duration_s)
+                except ReplayError as exc:
+                    yield {"figure": "fidelity_hpa.replay", "speed": speed,
+                           "repetition": repetition, "ran": False, "reason": str(exc)}
+                    continue
+                yield {"figure": "fidelity_hpa.replay", "speed": speed,
+                       "repetition": repetition,
+                       **compare(truth, results, end_s=duration_s), "results": str(results)}
         # the what-if brings up an environment of its own: this one goes down first
         env_down(env)
         down = True
