@@ -127,16 +127,18 @@ KARPENTER = (
 # trace time instead: recorded usage is what the source's metrics-server served, stamped when
 # it served it, so its lag is in the trace already; scraping at the production resolution
 # would lag a second time (docs/hpa.md). The wrapper's min-window (0: windows as measured)
-# gives a replay's readings the source's window all the same, 15 s: the HPA ignores a new
-# pod's CPU until one window has passed since it turned Ready, and 2 s windows would make the
-# replay's HPA count new pods sooner than the source's did (toolchain/metrics-server/window.go).
+# makes a replay's HPA count a new pod's CPU about as late as the source's did: the HPA
+# ignores it until one reported window has passed since the pod turned Ready, and the
+# source's metrics-server served a new pod's first rate one to two resolutions (15-30 s) after
+# it started, where 2 s scrapes serve it within seconds; a replay takes the middle, 1.5
+# resolutions (toolchain/metrics-server/window.go, docs/hpa.md).
 METRICS_SERVER = (
     Timer(component=Component.METRICS_SERVER, name="metric-resolution", default_ms=15_000,
           min_wall_ms=500, replay_ms=2_000),
     Timer(component=Component.METRICS_SERVER, name="kubelet-request-timeout",
           default_ms=10_000, min_wall_ms=100, replay_ms=1_500),
     Timer(component=Component.METRICS_SERVER, name="min-window", default_ms=0,
-          replay_ms=15_000),
+          replay_ms=22_500),
 )
 
 CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER,

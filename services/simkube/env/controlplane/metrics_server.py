@@ -52,7 +52,11 @@ SERVICE_NAME = "metrics-server"
 API_SERVICE_NAME = "v1beta1.metrics.k8s.io"
 READY_TIMEOUT = 60.0
 # KWOK's Metric: what metrics-server reads from a kubelet's /metrics/resource (its decoder
-# takes these four series by name), with CPU integrated by KWOK over wall time.
+# takes these four series by name), with CPU integrated by KWOK over wall time. KWOK starts a
+# container's counter at zero on its first read, and metrics-server drops a zero reading as
+# invalid, so a new pod's first rate would come one scrape later than from a kubelet, whose
+# counter holds what the container used since it started: a fixed micro-core-second on top
+# makes the first read count, and cancels out of every rate.
 KWOK_METRIC = """apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Metric
 metadata:
@@ -65,7 +69,7 @@ spec:
      labels: [{name: container, value: container.name},
               {name: namespace, value: pod.metadata.namespace},
               {name: pod, value: pod.metadata.name}],
-     value: 'pod.CumulativeUsage("cpu", container.name)'}
+     value: 'pod.CumulativeUsage("cpu", container.name) + 0.000001'}
   - {name: container_memory_working_set_bytes, kind: gauge, dimension: container,
      help: "Working set of the container in bytes",
      labels: [{name: container, value: container.name},

@@ -12,13 +12,15 @@ import (
 // windowFloor serves pod metrics whose windows are at least floor long.
 //
 // Why: the HorizontalPodAutoscaler ignores a new pod's CPU (counts it as idle when scaling
-// up) until a whole metric window has passed since the pod turned Ready. A replay scrapes
-// KWOK every 2 s of trace time, so its windows are 2 s and its HPA counts a new pod about
-// 15 s sooner than the recorded cluster's did, whose windows were its metrics-server's
-// resolution (15 s in most clusters): it then takes scale steps the recording never took.
-// The floor keeps the fresh readings of the fast scrapes and gives the HPA the recorded
-// cluster's window. Only the reported window changes; the usage is still the rate over the
-// scrape that measured it. Node metrics pass through unchanged (nothing reads their window).
+// up) until its reading's timestamp is a whole window past the pod turning Ready. A recorded
+// cluster's metrics-server served a new pod's first rate two or three of its resolutions
+// after the pod started (a kubelet's first reading is stored, the second gives a rate; KWOK's
+// counters start at zero, which metrics-server drops, so one more), 30-45 s at the usual
+// 15 s. A replay scrapes every 2 s of trace time and serves that rate within seconds, so its
+// HPA would count new pods far sooner and take scale steps the recording never took. The
+// floor delays when the HPA counts a new pod without touching what it reads: usages and
+// timestamps are still the fast scrapes'. Node metrics pass through (nothing reads their
+// window).
 type windowFloor struct {
 	storage.Storage
 	floor time.Duration
