@@ -13,9 +13,8 @@ import (
 //
 // Why: the HorizontalPodAutoscaler ignores a new pod's CPU (counts it as idle when scaling
 // up) until its reading's timestamp is a whole window past the pod turning Ready. A recorded
-// cluster's metrics-server served a new pod's first rate two or three of its resolutions
-// after the pod started (a kubelet's first reading is stored, the second gives a rate; KWOK's
-// counters start at zero, which metrics-server drops, so one more), 30-45 s at the usual
+// cluster's metrics-server served a new pod's first rate one to two of its resolutions after
+// the pod started (its first reading is stored, the next gives a rate), 15-30 s at the usual
 // 15 s. A replay scrapes every 2 s of trace time and serves that rate within seconds, so its
 // HPA would count new pods far sooner and take scale steps the recording never took. The
 // floor delays when the HPA counts a new pod without touching what it reads: usages and
