@@ -14,9 +14,10 @@ results are the ones judged. What must hold:
   it finished;
 - no node is lost or doubled: a scaled group never had more Nodes than CA's plans asked for,
   every Node that went away during run 2 was one CA told sk-cloudprov to delete (before it,
-  sk-ctrl's reset of the groups to their minimum deletes Nodes too), the filler Nodes are the
-  ones there before the run, and every group ends with exactly as many Ready Nodes as
-  sk-cloudprov's target;
+  sk-ctrl's reset of the groups to their minimum deletes Nodes too) or after it, while CA
+  scales the groups back to their minimum, the filler Nodes are the ones there before the
+  run, and when the run ends every group has exactly as many Ready Nodes as sk-cloudprov's
+  target;
 - no pod was left Pending that the scheduler could place: when the replay ended no pod was
   pending (the trace's load was falling, so every pod had a node) and no pod bound to a node
   failed to start.
@@ -37,7 +38,14 @@ from kubernetes_asyncio import client
 
 from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 from simkube.results import load_run
-from tests.autoscaler.conftest import GROUP_LABEL, CaEnv, Sampler, connect, group
+from tests.autoscaler.conftest import (
+    FAST_SCALE_DOWN,
+    GROUP_LABEL,
+    CaEnv,
+    Sampler,
+    connect,
+    group,
+)
 from tests.conftest import skctl
 from tests.support.kube import eventually
 
@@ -111,20 +119,47 @@ async def kill_when_reached(env: CaEnv, *, component: str, run: int, fraction: f
           f"{time.monotonic() - began:.1f} s")
 
 
-async def test_a_replay_among_1000_nodes_survives_each_component_killed(
-        make_env: Any) -> None:
-    groups = yaml.safe_load(DEFAULT_NODE_GROUPS.read_text())["nodeGroups"]
-    minimum = {entry["id"]: entry["minSize"] for entry in groups}
+def node_groups() -> list[dict[str, Any]]:
+    """The default groups (provisioning as slow as test_simulation's) and the fillers."""
+    groups: list[dict[str, Any]] = yaml.safe_load(DEFAULT_NODE_GROUPS.read_text())["nodeGroups"]
     for entry in groups:  # trace time: sk-cloudprov divides them by the run's speed
         entry["provisioning"] = {"delay": "60s", "readyAfter": "10s"}
-    size = NODES // FILLER_GROUPS
     for n in range(FILLER_GROUPS):
-        filler = group(f"filler-{n}", cpu=8, price=0.384, min_size=size, max_size=size)
+        filler = group(f"filler-{n}", cpu=8, price=0.384, min_size=NODES // FILLER_GROUPS,
+                       max_size=NODES // FILLER_GROUPS)
         filler["shape"]["labels"] = {"simkube.dev/filler": "true"}
         filler["shape"]["taints"] = [FILLER_TAINT]
         groups.append(filler)
+    return groups
+
+
+async def replay_with_kills(env: CaEnv, sampler: Sampler) -> dict[str, Any]:
+    """Start the Simulation, kill each component in turn, wait until it ends; its status."""
+    skctl("run", "--env", env.name, "--name", "kills", "--trace", str(TRACE), "--speed", "10",
+          "--seed", "3")
+    for component, run, fraction in KILLS:
+        if run == 2 and fraction == min(f for _, r, f in KILLS if r == 2):
+            # Before run 2, sk-ctrl put the groups back at their minimum (the footing of
+            # every run, docs/simulations.md), deleting Nodes CA did not choose; what went
+            # from here on must be CA's choice.
+            await when_reached(env, run=2, fraction=0, why="to sample it alone")
+            await sampler.stop()
+            sampler.start()
+        await kill_when_reached(env, component=component, run=run, fraction=fraction)
+
+    async def finished() -> dict[str, Any]:
+        status = await asyncio.to_thread(status_of, env)
+        return status if status.get("state") in ("Finished", "Failed") else {}
+    return await eventually(finished, timeout=900, interval=5, what="the Simulation to end")
+
+
+async def test_a_replay_among_1000_nodes_survives_each_component_killed(
+        make_env: Any) -> None:
+    groups = node_groups()
+    minimum = {entry["id"]: entry["minSize"] for entry in groups}
     began = time.monotonic()
-    env = make_env(groups, f"--autoscaler-flag=--max-nodes-total={2 * NODES}")
+    env = make_env(groups, f"--autoscaler-flag=--max-nodes-total={2 * NODES}",
+                   *FAST_SCALE_DOWN)
     async with await connect(env) as api:
         async def all_fillers() -> set[str]:
             names = await filler_names(api)
@@ -133,27 +168,9 @@ async def test_a_replay_among_1000_nodes_survives_each_component_killed(
                                    what=f"{NODES} filler Nodes")
         print(f"{NODES} filler Nodes after {time.monotonic() - began:.0f} s")
         sampler = Sampler(api, selector=f"{GROUP_LABEL} in ({','.join(SCALED)})")
-        sampled = 1
         env.mark()
         sampler.start()
-        skctl("run", "--env", env.name, "--name", "kills", "--trace", str(TRACE), "--speed",
-              "10", "--seed", "3")
-        for component, run, fraction in KILLS:
-            if run == 2 and sampled == 1:
-                # Before run 2, sk-ctrl put the groups back at their minimum (the footing of
-                # every run, docs/simulations.md), deleting Nodes CA did not choose; what
-                # went from here on must be CA's choice.
-                await when_reached(env, run=2, fraction=0, why="to sample it alone")
-                await sampler.stop()
-                sampler.start()
-                sampled = 2
-            await kill_when_reached(env, component=component, run=run, fraction=fraction)
-
-        async def finished() -> dict[str, Any]:
-            status = await asyncio.to_thread(status_of, env)
-            return status if status.get("state") in ("Finished", "Failed") else {}
-        status = await eventually(finished, timeout=900, interval=5,
-                                  what="the Simulation to finish")
+        status = await replay_with_kills(env, sampler)
         print(f"Simulation {status['state']} after {time.monotonic() - began:.0f} s")
         assert status["state"] == "Finished", status
         assert [run["state"] for run in status["runs"]] == ["Failed", "Finished"], status
@@ -164,6 +181,12 @@ async def test_a_replay_among_1000_nodes_survives_each_component_killed(
             return (targets, ready) if targets == ready else None
         targets, _ = await eventually(settled, timeout=300, interval=2,
                                       what="every group's Ready Nodes to match its target")
+
+        async def at_minimum() -> bool:
+            return {key: sampler.now.get(key, 0) for key in SCALED} == {
+                key: minimum[key] for key in SCALED}
+        await eventually(at_minimum, timeout=600, interval=2,
+                         what=f"CA to scale {SCALED} back to their minimum")
         await sampler.stop()
         wanted = asked(env)
         assert any(wanted.get(key, 0) > 0 for key in SCALED), "CA never scaled up"
@@ -172,9 +195,12 @@ async def test_a_replay_among_1000_nodes_survives_each_component_killed(
                 key, sampler.peak, wanted)
         now = {node.metadata.name for node in (await client.CoreV1Api(api).list_node(
             label_selector=GROUP_LABEL)).items}
-        assert sampler.seen - now <= set(env.deletions()), "a Node CA did not delete went"
+        gone = sampler.seen - now
+        assert gone, "CA deleted no Node after the run"
+        assert gone <= set(env.deletions()), "a Node CA did not delete went"
         assert await filler_names(api) == fillers
-        assert all(targets[f"filler-{n}"] == size for n in range(FILLER_GROUPS)), targets
+        assert all(targets[f"filler-{n}"] == NODES // FILLER_GROUPS
+                   for n in range(FILLER_GROUPS)), targets
     run = load_run(Path(status["runs"][1]["resultsDir"]))
     assert run.timeline[-1].pods_pending == 0, run.timeline[-1]
     assert run.summary.pods.bound_never_started == 0, run.summary.pods
