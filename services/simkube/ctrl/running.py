@@ -31,6 +31,8 @@ from simkube.simulation.spec import SimulationSpec
 from simkube.simulation.states import State
 from simkube.simulation.trace_clock import TraceClock
 
+LOST_RUNS_REPLAYED = 3  # a driver that loses more is crashing: the simulation fails
+
 
 async def run_through(ctx: SimulationContext, report: RunReport, entry: RunEntry, *,
                       spec: SimulationSpec, config: CloudConfig | None, paused: bool) -> None:
@@ -80,8 +82,9 @@ async def bury(ctx: SimulationContext, report: RunReport, entry: RunEntry,
     """Run ``entry`` is lost: delete what it left in the cluster, then say so."""
     await clean_up(ctx, run_name(ctx.name, entry.run))
     ctx.current = None
-    await report.lost(entry, f"{message}; what it created was deleted and run "
-                             f"{len(report.entries) + 1} replays it")
+    then = (f"run {len(report.entries) + 1} replays it"
+            if len(report.lost_runs()) < LOST_RUNS_REPLAYED else "too many runs were lost")
+    await report.lost(entry, f"{message}; what it created was deleted and {then}")
 
 
 async def clean_up(ctx: SimulationContext, name: str) -> None:

@@ -32,11 +32,10 @@ from simkube.ctrl.leasing import keep_renewed
 from simkube.ctrl.recording import driver_summary
 from simkube.ctrl.reporting import RunReport, conclude
 from simkube.ctrl.retrying import SimulationFailedError
-from simkube.ctrl.running import clean_up, run_through
+from simkube.ctrl.running import LOST_RUNS_REPLAYED, clean_up, run_through
 from simkube.ctrl.starting import start_run
 
 log = get_logger(__name__)
-LOST_RUNS_REPLAYED = 3
 
 
 class SimulationRun:

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from simkube.ctrl.runs import LOST_RUNS_REPLAYED, SimulationRun
+from simkube.ctrl.running import LOST_RUNS_REPLAYED
+from simkube.ctrl.runs import SimulationRun
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import (
     FAILED,
@@ -140,6 +141,8 @@ async def test_a_driver_that_keeps_losing_runs_fails_the_simulation(tmp_path: Pa
     status = await finished(run)
     assert len(status["runs"]) == LOST_RUNS_REPLAYED + 1
     assert all(r["lost"] for r in status["runs"])
+    assert status["runs"][-1]["message"].endswith("too many runs were lost")
+    assert status["runs"][-2]["message"].endswith(f"run {LOST_RUNS_REPLAYED + 1} replays it")
     assert status["state"] == "Failed"
     assert status["message"].startswith(
         f"sk-driver lost {LOST_RUNS_REPLAYED + 1} runs (is it crashing?); run "
