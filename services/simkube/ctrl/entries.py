@@ -27,6 +27,7 @@ class RunEntry:
     failures: int | None = None
     achieved_speed: float | None = None  # trace s per wall s, pauses excluded
     held_seconds: float | None = None  # wall s the clock was held for the autoscaler
+    lost: bool = False  # sk-driver forgot it (it restarted); a later run replays it
 
     @property
     def active(self) -> bool:
@@ -62,7 +63,8 @@ class RunEntry:
                    events_applied=optional_int("eventsApplied"),
                    failures=optional_int("failures"),
                    achieved_speed=optional_float("achievedSpeed"),
-                   held_seconds=optional_float("heldSeconds"))
+                   held_seconds=optional_float("heldSeconds"),
+                   lost=bool(entry.get("lost", False)))
 
     def to_status(self) -> dict[str, Any]:
         status: dict[str, Any] = {"run": self.run, "state": self.state,
@@ -71,4 +73,6 @@ class RunEntry:
                     "eventsApplied": self.events_applied, "failures": self.failures,
                     "achievedSpeed": self.achieved_speed, "heldSeconds": self.held_seconds}
         status.update({key: value for key, value in optional.items() if value is not None})
+        if self.lost:
+            status["lost"] = True
         return status

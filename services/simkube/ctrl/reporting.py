@@ -34,7 +34,15 @@ class RunReport:
         return self.entries[-1] if self.entries and self.entries[-1].active else None
 
     def unfinished(self) -> list[RunEntry]:
-        return [entry for entry in self.entries if not entry.finished]
+        """Runs that neither finished nor were lost (and so replayed by a later run)."""
+        return [entry for entry in self.entries if not entry.finished and not entry.lost]
+
+    def lost_runs(self) -> list[RunEntry]:
+        return [entry for entry in self.entries if entry.lost]
+
+    def planned(self, repetitions: int) -> int:
+        """How many runs the simulation takes: its repetitions and one more per lost run."""
+        return repetitions + len(self.lost_runs())
 
     def completed(self) -> int:
         return sum(1 for entry in self.entries if entry.finished)
@@ -76,8 +84,10 @@ class RunReport:
         await self.write()
 
     async def lost(self, entry: RunEntry, message: str) -> None:
-        """The driver forgot the run (it restarted): this run failed, the next may follow."""
+        """The driver forgot the run (it restarted): this run failed, and a later one
+        replays it."""
         entry.end(state=State.FAILED.value, end_time=now(), message=message)
+        entry.lost = True
         self.ctx.deps.metrics.runs_finished.labels("Lost").inc()
         await self.write()
         await self.ctx.emit("RunLost", message, warning=True)

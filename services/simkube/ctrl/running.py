@@ -4,8 +4,10 @@ The recorder starts before following (and holding the clock for the autoscaler w
 runs, ``holding_setup.py``) (its list of the cluster is the run's first row) and
 stops once the driver's run has ended, before Cancel deletes the run's objects, so it sees
 the cluster as the run left it. Cancel then waits for garbage collection, so the next run
-starts on a clean cluster. A run the driver forgets meanwhile is lost, not failed: the
-simulation goes on with the next one; a run the driver says failed fails the simulation.
+starts on a clean cluster. A run the driver forgets meanwhile (it was restarted) is lost,
+not failed: what it created is deleted all the same (Cancel deletes the root a dead driver
+left), so the run that replays it starts on a clean cluster too; a run the driver says
+failed fails the simulation.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from simkube.simulation.spec import SimulationSpec
 from simkube.simulation.states import State
 from simkube.simulation.trace_clock import TraceClock
 
+LOST_RUNS_REPLAYED = 3  # a driver that loses more is crashing: the simulation fails
+
 
 async def run_through(ctx: SimulationContext, report: RunReport, entry: RunEntry, *,
                       spec: SimulationSpec, config: CloudConfig | None, paused: bool) -> None:
@@ -44,14 +48,15 @@ async def run_through(ctx: SimulationContext, report: RunReport, entry: RunEntry
     ctx.recorder = recorder
     if not await recorder.start():
         await ctx.emit("RecorderFailed", recorder.error or "", warning=True)
-    await report.running(entry, repetitions=spec.repetitions)
+    runs = report.planned(spec.repetitions)
+    await report.running(entry, repetitions=runs)
     try:
         async with holding(ctx, spec=spec, run=name, config=config):
             final = await follow(ctx, name=name, paused=paused)
     except RunLostError as exc:
         await recorder.stop(state=State.FAILED.value, driver=driver_summary(ctx.progress))
-        ctx.recorder = ctx.current = None
-        await report.lost(entry, exc.message)
+        ctx.recorder = None
+        await bury(ctx, report, entry, exc.message)
         return
     state = (State.FINISHED if final.state == STATE.SIMULATION_STATE_SUCCEEDED
              else State.FAILED)
@@ -67,9 +72,19 @@ async def run_through(ctx: SimulationContext, report: RunReport, entry: RunEntry
     if state is State.FAILED:
         why = final.message or STATE.Name(final.state)
         raise SimulationFailedError(f"run {number} failed in sk-driver: {why}")
-    await ctx.emit("RunFinished", f"run {number} of {spec.repetitions} finished: "
+    await ctx.emit("RunFinished", f"run {number} of {runs} finished: "
                    f"{final.events_applied}/{final.events_total} events, "
                    f"{final.objects_failed} objects failed")
+
+
+async def bury(ctx: SimulationContext, report: RunReport, entry: RunEntry,
+               message: str) -> None:
+    """Run ``entry`` is lost: delete what it left in the cluster, then say so."""
+    await clean_up(ctx, run_name(ctx.name, entry.run))
+    ctx.current = None
+    then = (f"run {len(report.entries) + 1} replays it"
+            if len(report.lost_runs()) < LOST_RUNS_REPLAYED else "too many runs were lost")
+    await report.lost(entry, f"{message}; what it created was deleted and {then}")
 
 
 async def clean_up(ctx: SimulationContext, name: str) -> None:

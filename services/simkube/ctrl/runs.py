@@ -2,10 +2,19 @@
 
 This is the thin orchestrator; each job has its own module. While the simulation holds the
 slot its Lease is renewed (``leasing.keep_renewed``). A restarted sk-ctrl first looks for the
-run a previous one left going (``reattaching``); then each remaining repetition is started
-(``starting``) and followed to its end (``running``); the status says what happened
-(``reporting``) and the timers go back (``preparing.restore``) however it ended. A failure
-anywhere ends the simulation with a message on its status, never an unhandled exception.
+run a previous one left going (``reattaching``); then runs are started (``starting``) and
+followed to their end (``running``) until ``repetitions`` of them finished; the status
+says what happened (``reporting``) and the timers go back (``preparing.restore``) however it
+ended. A failure anywhere ends the simulation with a message on its status, never an
+unhandled exception.
+
+A run sk-driver lost (it was killed or restarted) is replayed as a new run rather than
+resumed where it stopped: what the dead driver kept in memory (pods waiting for their start
+delay or lifetime, the cron schedule, the usage player, the autoscaler hold) cannot be read
+back from the cluster, so a run stitched together at the trace time reached would not be one
+replay of the trace, and its results would say things the trace never did. The lost run's
+objects are deleted first (``running.bury``), so nothing is doubled; ``LOST_RUNS_REPLAYED``
+bounds the replays, so a driver that keeps crashing fails the simulation instead of looping.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from simkube.ctrl.leasing import keep_renewed
 from simkube.ctrl.recording import driver_summary
 from simkube.ctrl.reporting import RunReport, conclude
 from simkube.ctrl.retrying import SimulationFailedError
-from simkube.ctrl.running import clean_up, run_through
+from simkube.ctrl.running import LOST_RUNS_REPLAYED, clean_up, run_through
 from simkube.ctrl.starting import start_run
 
 log = get_logger(__name__)
@@ -97,8 +106,14 @@ class SimulationRun:
                 paused = progress.state == STATE.SIMULATION_STATE_PAUSED
                 await run_through(ctx, report, left_going, spec=spec, config=config,
                                   paused=paused)
-        for number in range(len(report.entries) + 1, spec.repetitions + 1):
-            entry = await start_run(ctx, report, number=number, spec=spec, config=config)
+        while report.completed() < spec.repetitions:
+            lost = report.lost_runs()
+            if len(lost) > LOST_RUNS_REPLAYED:
+                raise SimulationFailedError(
+                    f"sk-driver lost {len(lost)} runs (is it crashing?); run {lost[-1].run}: "
+                    f"{lost[-1].message}")
+            entry = await start_run(ctx, report, number=len(report.entries) + 1, spec=spec,
+                                    config=config)
             await run_through(ctx, report, entry, spec=spec, config=config, paused=False)
         unfinished = report.unfinished()
         if unfinished:

@@ -30,7 +30,8 @@ async def start_run(ctx: SimulationContext, report: RunReport, *, number: int,
     simulation_dir = ctx.deps.results_dir / ctx.name
     if number == 1:  # a fresh start: anything there belongs to an older namesake
         set_aside_previous(simulation_dir)
-    entry = await report.begin(number=number, repetitions=spec.repetitions,
+    runs = report.planned(spec.repetitions)
+    entry = await report.begin(number=number, repetitions=runs,
                                run_dir=simulation_dir / f"run-{number}")
     await preparing.prepare(ctx, spec=spec, config=config, number=number, name=name)
     retrier = ctx.deps.retrier()
@@ -45,5 +46,5 @@ async def start_run(ctx: SimulationContext, report: RunReport, *, number: int,
             raise SimulationFailedError(
                 f"sk-driver refused run {number}: {exc.message}") from None
     ctx.deps.metrics.runs_started.inc()
-    await ctx.emit("RunStarted", f"run {number} of {spec.repetitions} started as {name}")
+    await ctx.emit("RunStarted", f"run {number} of {runs} started as {name}")
     return entry

@@ -2,7 +2,9 @@
 
 A name is reserved before the (possibly slow) trace download and scan, so two concurrent
 starts with one name cannot both get through; finished simulations stay listed (the most
-recent ``keep_finished``) so callers can still read how they ended.
+recent ``keep_finished``) so callers can still read how they ended. A driver process that
+dies forgets its runs but not their roots: ``clear_leftover`` deletes such a root (and with
+it everything the run created), so a caller can clean up a run that was lost.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from prometheus_client.registry import Collector
 
 from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
+from simkube.driver import roots
 from simkube.driver.errors import SimulationConflictError, SimulationNotFoundError
 from simkube.driver.options import SimulationOptions
 from simkube.driver.scanning import TraceScan, scan_trace
@@ -65,6 +68,18 @@ class Registry:
         if simulation is None:
             raise SimulationNotFoundError(f"no simulation named {name!r} on this driver")
         return simulation
+
+    async def clear_leftover(self, name: str) -> None:
+        """Delete the root of run ``name`` that no simulation here owns (an earlier driver
+        process started it and died) and wait until garbage collection removed everything."""
+        if name in self._starting or name in self._simulations:
+            raise SimulationConflictError(f"simulation {name} belongs to this driver",
+                                          hint="cancel it instead")
+        if not await roots.root_exists(self._kube, name):
+            raise SimulationNotFoundError(f"no simulation named {name!r} on this driver, and "
+                                          "no root of that name in the cluster")
+        log.info("deleting a root an earlier driver left", simulation=name)
+        await roots.delete_root(self._kube, name)
 
     def all(self) -> list[Simulation]:
         return list(self._simulations.values())

@@ -19,7 +19,7 @@ from simkube.core.kubeapi import ApiError
 from simkube.core.logs import get_logger
 from simkube.core.serving import status_code
 from simkube.driver import sources
-from simkube.driver.errors import DriverInputError
+from simkube.driver.errors import DriverInputError, SimulationNotFoundError
 from simkube.driver.messages import options_from_request, progress_to_proto, tracer_spec
 from simkube.driver.registry import Registry
 from simkube.driver.simulation import Simulation
@@ -129,7 +129,16 @@ class DriverServicer(driver_pb2_grpc.DriverServicer):
     async def Cancel(self, request: driver_pb2.CancelRequest,  # noqa: N802
                      context: grpc.aio.ServicerContext[Any, Any],
                      ) -> driver_pb2.SimulationProgress:
-        simulation = self.registry.get(request.name)
+        """Stop a run and delete its objects; for a run an earlier driver process left (it
+        died, so nothing here knows the run) the objects are deleted all the same, always
+        waiting for garbage collection."""
+        try:
+            simulation = self.registry.get(request.name)
+        except SimulationNotFoundError:
+            await self.registry.clear_leftover(request.name)
+            return driver_pb2.SimulationProgress(
+                name=request.name, state=driver_pb2.SimulationState.SIMULATION_STATE_CANCELLED,
+                message="deleted what an earlier sk-driver process left of this run")
         return progress_to_proto(await simulation.cancel(wait=not request.no_wait))
 
     @answers_errors

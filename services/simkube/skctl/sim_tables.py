@@ -111,7 +111,8 @@ def print_details(simulation: dict[str, Any], *, console: Console | None = None)
                        "ended", "message"):
             table.add_column(column)
         for run in runs:
-            table.add_row(_cell(run.get("run")), _state(str(run.get("state") or "")),
+            lost = " (lost)" if run.get("lost") else ""  # a later run replays it
+            table.add_row(_cell(run.get("run")), _state(str(run.get("state") or "")) + lost,
                           _cell(run.get("eventsApplied")), _cell(run.get("failures")),
                           _speed(run.get("achievedSpeed")), _seconds(run.get("heldSeconds")),
                           _clock(run.get("startTime")), _clock(run.get("endTime")),

@@ -116,3 +116,28 @@ async def test_shutdown_cancels_running_simulations(driver: Running) -> None:
     assert simulation.snapshot().state.value == "Cancelled"
     assert simulation.snapshot().cleaned_up
     await assert_nothing_left(driver.kube, simulation)
+
+
+async def test_cancel_deletes_what_a_dead_driver_left_of_its_run(driver: Running) -> None:
+    name = unique("grpc")
+    await driver.stub.StartSimulation(driver_pb2.StartSimulationRequest(
+        name=name, trace_url=str(DATA / "dsb-scaling.sktrace"), namespace_prefix=unique("v")))
+    earlier = driver.registry.get(name)
+    await driver.stub.Pause(driver_pb2.PauseRequest(name=name))  # it applies nothing more
+    # A new driver process knows no runs; the first one's root is still in the cluster.
+    restarted = DriverServicer(Registry(kube=driver.kube))
+    service = Service(name="sk-driver", listen="127.0.0.1:0", grace=2)
+    await service.start(registrar(restarted))
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{service.port}") as channel:
+            stub = driver_pb2_grpc.DriverStub(channel)
+            cancelled = await stub.Cancel(driver_pb2.CancelRequest(name=name))
+            assert cancelled.state == STATE.SIMULATION_STATE_CANCELLED
+            assert "earlier sk-driver" in cancelled.message
+            await assert_nothing_left(driver.kube, earlier)
+            with pytest.raises(grpc.aio.AioRpcError) as unknown:
+                await stub.Cancel(driver_pb2.CancelRequest(name=name))
+            assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
+            assert "no root of that name" in (unknown.value.details() or "")
+    finally:
+        await service.stop()

@@ -19,6 +19,15 @@ def test_a_new_entry_has_only_its_four_keys() -> None:
     assert not entry.finished
 
 
+def test_a_lost_entry_says_so_and_round_trips() -> None:
+    status = {"run": 1, "state": "Failed", "startTime": "a", "resultsDir": "/r",
+              "endTime": "b", "message": "the run is lost", "lost": True}
+    entry = RunEntry.from_status(status)
+    assert entry.lost
+    assert not entry.finished
+    assert entry.to_status() == status
+
+
 def test_an_ended_entry_round_trips() -> None:
     status = {"run": 2, "state": "Finished", "startTime": "a", "resultsDir": "/r",
               "endTime": "b", "eventsApplied": 10, "failures": 1, "message": "m",

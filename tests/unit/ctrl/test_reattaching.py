@@ -59,5 +59,8 @@ async def test_a_forgotten_or_cancelled_run_is_lost(tmp_path: Path, known: int |
     (written,) = status_writes(api)[-1]["runs"]
     assert written["state"] == "Failed"
     assert written["message"] == ("sk-driver no longer knows run shop-r1 (was it "
-                                  "restarted?); the run is lost")
+                                  "restarted?); the run is lost; what it created was deleted "
+                                  "and run 2 replays it")
+    assert written["lost"] is True
+    assert driver.called("cancel") == ["shop-r1"]
     assert [reason for _, reason, _ in events(api)] == ["RunLost"]

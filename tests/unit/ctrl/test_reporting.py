@@ -73,6 +73,9 @@ async def test_running_lost_and_ended(tmp_path: Path) -> None:
     assert status_writes(api)[-1]["runs"][0]["state"] == "Running"
     await report.lost(first, "gone")
     assert status_writes(api)[-1]["runs"][0]["message"] == "gone"
+    assert status_writes(api)[-1]["runs"][0]["lost"] is True
+    assert (report.lost_runs(), report.unfinished()) == ([first], [])
+    assert report.planned(2) == 3
     assert events(api)[-1] == ("Warning", "RunLost", "gone")
     second = await report.begin(number=2, repetitions=2, run_dir=tmp_path / "run-2")
     await report.ended(second, state=State.FINISHED,

@@ -70,15 +70,17 @@ async def test_a_run_the_driver_failed_fails_after_its_clean_up(tmp_path: Path) 
     assert "RunFinished" not in reasons(api)
 
 
-async def test_a_run_lost_meanwhile_is_written_lost(tmp_path: Path) -> None:
+async def test_a_run_lost_meanwhile_is_cleaned_up_and_written_lost(tmp_path: Path) -> None:
     api, driver = FakeApi(), FakeDriver()
     ctx = context(api, driver, tmp_path)
     report, entry = await started(ctx, driver, tmp_path / "run-1")
     driver.script("shop-r1", progress("shop-r1", applied=3), refusal(NOT_FOUND))
     await run_through(ctx, report, entry, spec=ctx.spec(), config=None, paused=False)
     assert entry.state == "Failed"
-    assert "the run is lost" in (entry.message or "")
-    assert driver.called("cancel") == []
+    assert entry.lost
+    assert (entry.message or "").endswith(
+        "the run is lost; what it created was deleted and run 2 replays it")
+    assert driver.called("cancel") == ["shop-r1"]  # the root the dead driver left goes
     summary = json.loads((tmp_path / "run-1" / "summary.json").read_text())
     assert (summary["state"], summary["driver"]["events_applied"]) == ("Failed", 3)
     assert reasons(api)[-1] == "RunLost"

@@ -1,6 +1,7 @@
 """A whole simulation through the orchestrator, against the fake API and a scripted driver:
-repetitions one after another, a failed run, re-attaching and a lost run after a restart,
-an unreachable driver, a delete while running."""
+repetitions one after another, a failed run, re-attaching and a lost run after a restart
+(replayed by another), a driver that keeps losing runs, an unreachable driver, a delete while
+running."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from simkube.ctrl.running import LOST_RUNS_REPLAYED
 from simkube.ctrl.runs import SimulationRun
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import (
     FAILED,
+    NOT_FOUND,
     SUCCEEDED,
     UNAVAILABLE,
     FakeDriver,
@@ -105,10 +108,11 @@ async def test_a_restarted_ctrl_reattaches_to_the_run_in_progress(tmp_path: Path
     assert [r["state"] for r in status["runs"]] == ["Finished", "Finished"]
 
 
-async def test_a_run_the_restarted_driver_forgot_is_lost_and_the_next_follows(
+async def test_a_run_the_restarted_driver_forgot_is_lost_and_replayed(
         tmp_path: Path) -> None:
     api, driver = FakeApi(), FakeDriver()
     ends(driver, "shop-r2")
+    ends(driver, "shop-r3")
     earlier = {"state": "Running", "currentRun": 1, "runs": [
         {"run": 1, "state": "Running", "startTime": "2026-11-25T07:00:00Z",
          "resultsDir": str(tmp_path / "run-1")}]}
@@ -117,13 +121,32 @@ async def test_a_run_the_restarted_driver_forgot_is_lost_and_the_next_follows(
                         simulation=simulation(spec={"repetitions": 2}, status=earlier))
     run.start()
     status = await finished(run)
-    assert [r["state"] for r in status["runs"]] == ["Failed", "Finished"]
+    assert [(r["state"], r.get("lost", False)) for r in status["runs"]] == [
+        ("Failed", True), ("Finished", False), ("Finished", False)]
     assert "the run is lost" in status["runs"][0]["message"]
-    assert status["state"] == "Failed"
-    assert status["message"].startswith("1 of 2 runs did not finish; run 1: sk-driver no "
-                                        "longer knows run shop-r1")
+    assert (status["state"], status["message"]) == ("Finished", "2 run(s) finished")
+    assert driver.called("cancel") == ["shop-r1", "shop-r2", "shop-r3"]
+    assert [name for name, _ in driver.started] == ["shop-r2", "shop-r3"]
     assert "RunLost" in reasons(api)
     assert counter(the_deps.metrics, "simkube_ctrl_runs_finished_total", state="Lost") == 1
+
+
+async def test_a_driver_that_keeps_losing_runs_fails_the_simulation(tmp_path: Path) -> None:
+    api, driver = FakeApi(), FakeDriver()
+    for number in range(1, LOST_RUNS_REPLAYED + 2):
+        driver.script(f"shop-r{number}", progress(f"shop-r{number}", applied=1),
+                      refusal(NOT_FOUND, "no run"))
+    run = SimulationRun(deps=deps(api, driver, tmp_path), simulation=simulation())
+    run.start()
+    status = await finished(run)
+    assert len(status["runs"]) == LOST_RUNS_REPLAYED + 1
+    assert all(r["lost"] for r in status["runs"])
+    assert status["runs"][-1]["message"].endswith("too many runs were lost")
+    assert status["runs"][-2]["message"].endswith(f"run {LOST_RUNS_REPLAYED + 1} replays it")
+    assert status["state"] == "Failed"
+    assert status["message"].startswith(
+        f"sk-driver lost {LOST_RUNS_REPLAYED + 1} runs (is it crashing?); run "
+        f"{LOST_RUNS_REPLAYED + 1}: sk-driver no longer knows run shop-r{LOST_RUNS_REPLAYED + 1}")
 
 
 async def test_an_unreachable_driver_fails_the_simulation_after_the_budget(

@@ -70,3 +70,18 @@ async def test_shutdown_cancels_what_runs_and_metrics_describe_it(trace: Path) -
     await registry.shutdown(timeout=5)
     assert simulation.snapshot().state.value == "Cancelled"
     assert not cluster.roots
+
+
+async def test_a_root_an_earlier_driver_left_is_cleared_and_no_other(trace: Path) -> None:
+    cluster = FakeCluster()
+    cluster.roots.add("left")  # started by a driver process that died
+    registry = Registry(kube=FakeKube(answer=cluster))  # type: ignore[arg-type]
+    await registry.clear_leftover("left")
+    assert "left" not in cluster.roots
+    with pytest.raises(SimulationNotFoundError, match="no root of that name in the cluster"):
+        await registry.clear_leftover("left")
+    mine = await registry.start(build_options(name="mine", speed=1000.0), lambda: _open(trace))
+    with pytest.raises(SimulationConflictError, match="belongs to this driver"):
+        await registry.clear_leftover("mine")
+    await mine.wait()
+    assert "mine" in cluster.roots  # still this driver's to clean up

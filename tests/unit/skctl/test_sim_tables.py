@@ -50,7 +50,8 @@ def test_details_show_every_run(capsys: pytest.CaptureFixture[str],
         runs=[{"run": 1, "state": "Finished", "eventsApplied": 19, "failures": 0,
                "achievedSpeed": 9.5, "heldSeconds": 1.04, "startTime": "2026-11-23T07:01:57Z",
                "endTime": "2026-11-23T07:03:56Z"},
-              {"run": 2, "state": "Failed", "message": "sk-driver refused run 2"}]))
+              {"run": 2, "state": "Failed", "message": "sk-driver refused run 2"},
+              {"run": 3, "state": "Failed", "lost": True, "message": "the run is lost"}]))
     out = capsys.readouterr().out
     assert "nightly  Finished" in out
     assert "/t/dsb.sktrace" in out
@@ -58,6 +59,8 @@ def test_details_show_every_run(capsys: pytest.CaptureFixture[str],
     assert "19/19" in out
     assert "/r/nightly" in out
     assert "sk-driver refused run 2" in out
+    assert "Failed (lost)" in out
+    assert out.count("(lost)") == 1
     assert "07:01:57" in out
     assert "07:03:56" in out
     assert "9.42x trace/wall, 3.2s held for the autoscaler" in out
