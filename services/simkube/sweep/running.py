@@ -22,7 +22,7 @@ import fcntl
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +35,7 @@ from simkube.sweep.spec import Sweep
 POINTS_DIR = "points"
 RUN_LOCK = ".run.lock"
 MAX_ENV_NAME = 32
+WAIT_SLICE_S = 0.2  # how soon the main thread notices Ctrl-C while points run
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,8 +155,7 @@ def run_sweep(*, sweep: Sweep, points: Sequence[Point], output: Path, runner: Po
         with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="sweep") as pool:
             futures = [pool.submit(one, point) for point in todo]
             try:
-                for future in futures:
-                    future.result()
+                _wait_all(futures)
             except KeyboardInterrupt:
                 stop.set()
                 for future in futures:
@@ -167,3 +167,15 @@ def run_sweep(*, sweep: Sweep, points: Sequence[Point], output: Path, runner: Po
         final = manifest.read(output)
         assert final is not None  # noqa: S101  # prepare wrote it
         return final
+
+
+def _wait_all(futures: list[Future[None]]) -> None:
+    """Wait for every point, in slices: Ctrl-C's SIGINT may reach a worker thread, and
+    Python raises KeyboardInterrupt only in the main thread once it runs again, so a main
+    thread blocked on one point's result would notice it only when that point ended."""
+    pending = set(futures)
+    while pending:
+        _done, pending = wait(pending, timeout=WAIT_SLICE_S, return_when=FIRST_EXCEPTION)
+        for future in _done:
+            future.result()  # a point's unexpected error ends the sweep here
+

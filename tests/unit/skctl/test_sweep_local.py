@@ -16,6 +16,7 @@ from simkube.skctl.sweep_local import SweepInterruptedError
 from simkube.sweep import manifest
 from simkube.sweep.manifest import PointState
 from simkube.sweep.running import PointInterruptedError, PointJob
+from tests.support.signals import default_sigint  # noqa: F401  # autouse
 from tests.unit.sweep.files import write_sweep
 from tests.unit.sweep.results import write_run
 

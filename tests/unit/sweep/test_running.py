@@ -21,6 +21,7 @@ from simkube.sweep.running import (
     run_sweep,
 )
 from simkube.sweep.spec import Sweep, load_sweep
+from tests.support.signals import default_sigint  # noqa: F401  # autouse
 from tests.unit.sweep.files import write_sweep
 from tests.unit.sweep.results import write_run
 
