@@ -77,13 +77,20 @@ class TimeScale:
             return ScaledTimer(timer=timer, scale=self, trace_ms=NEVER, wall_ms=NEVER,
                                effective_ms=NEVER)
         wall = trace_ms / self.speed
+        work = timer.work_ms if trace_ms > 0 else 0
+        if work:
+            # A cycle is period + work in the source and wall + work here (Timer.work_ms):
+            # (wall + work) x speed = period + work. Never under half the plain division: a
+            # speed the component's work cannot keep up with shows as a floor.
+            wall = max(wall - work * (1 - 1 / self.speed), wall / 2)
         if timer.whole_seconds:
             wall = round(wall / 1000) * 1000
         if trace_ms > 0 or timer.min_wall_ms:
             wall = max(wall, timer.min_wall_ms)
         wall_ms = round(wall)
         return ScaledTimer(timer=timer, scale=self, trace_ms=trace_ms, wall_ms=wall_ms,
-                           effective_ms=round(wall_ms * self.speed))
+                           effective_ms=round(wall_ms * self.speed
+                                              + work * (self.speed - 1)))
 
 
 REAL_TIME = TimeScale(1.0)  # a ground-truth run, or no Simulation running
@@ -141,9 +148,11 @@ class ScaledTimer:
         limit = ", ".join(part for part in (
             "whole seconds" if timer.whole_seconds else "",
             f"at least {human_duration(timer.min_wall_ms)}" if timer.min_wall_ms else "") if part)
+        why = (f"takes {limit} of wall time" if limit else
+               f"adds {human_duration(timer.work_ms)} of its own work to every cycle")
         return (f"at speed {self.scale.speed:g}, {timer.key} {asked} is "
                 f"{human_duration(self.effective_ms)} of trace time ({timer.component.value} "
-                f"takes {limit} of wall time)")
+                f"{why})")
 
     def to_status(self) -> dict[str, Any]:
         return {"timer": self.timer.key, "traceTime": _shown(self.trace_ms),

@@ -59,19 +59,16 @@ async def test_the_environment_fills_what_the_simulation_leaves_unset(
     assert dict(target.applied[0].values) == {**replay_defaults(), **own, **asked}
 
 
-async def test_a_replay_scrapes_usage_faster_than_production_unless_asked() -> None:
-    resolution = "metricsServer.metric-resolution"
-    for asked, trace in (({}, "2.0s"), ({resolution: 15_000}, "15.0s")):
+@pytest.mark.parametrize(("timer", "replay", "asked", "given"), [
+    # a replay scrapes usage faster than production ...
+    ("metricsServer.metric-resolution", "2.0s", 15_000, "15.0s"),
+    # ... and counts new pods as late as the source did, unless the Simulation says otherwise
+    ("metricsServer.min-window", "22.5s", 0, "0ms"),
+])
+async def test_a_replays_own_default_applies_unless_asked(timer: str, replay: str, asked: int,
+                                                          given: str) -> None:
+    for settings, trace in (({}, replay), ({timer: asked}, given)):
         timers = await prepare_timers(cast(KubeClient, None), target=FakeTarget({}),
-                                      spec=spec(asked), config=None, run="r1")
-        shown = next(v for v in timers.status["values"] if v["timer"] == resolution)
-        assert shown["traceTime"] == trace
-
-
-async def test_a_replay_counts_new_pods_as_late_as_the_source_unless_asked() -> None:
-    window = "metricsServer.min-window"
-    for asked, trace in (({}, "22.5s"), ({window: 0}, "0ms")):
-        timers = await prepare_timers(cast(KubeClient, None), target=FakeTarget({}),
-                                      spec=spec(asked), config=None, run="r1")
-        shown = next(v for v in timers.status["values"] if v["timer"] == window)
+                                      spec=spec(settings), config=None, run="r1")
+        shown = next(v for v in timers.status["values"] if v["timer"] == timer)
         assert shown["traceTime"] == trace

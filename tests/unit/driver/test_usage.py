@@ -1,12 +1,18 @@
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
 import pytest
 
-from simkube.driver.usage import WorkloadState
-from simkube.driver.usage_objects import PodShare
+from simkube.core.simtime import TimeScale
+from simkube.driver.clock import ReplayClock
+from simkube.driver.names import USAGE_WORKLOAD
+from simkube.driver.usage import UsagePlayer, WorkloadState
+from simkube.driver.usage_objects import PodShare, workload_key
 from simkube.trace.model.usage import UsageSample, WorkloadUsage
+from tests.unit.driver.fakes import FakeKube
 
 pytestmark = pytest.mark.unit
 SERIES = WorkloadUsage(kind="apps/v1.Deployment", namespace="shop", name="web",
@@ -61,3 +67,35 @@ def test_deleted_deleting_and_ended_pods_leave_the_workload() -> None:
     state.see(_pod("c", "Succeeded"), deleted=False)
     assert state.wanted() == (("d",), PodShare(cpu_millicores=200, memory_bytes=1000))
 
+
+
+
+async def test_a_due_sample_is_written_at_once_not_at_the_next_flush_tick() -> None:
+    # Two samples 50 ms apart and a flush tick a minute away: each is written when due.
+    series = WorkloadUsage(kind="apps/v1.Deployment", namespace="shop", name="web",
+                           period_ms=15_000,
+                           samples=(UsageSample(t_ms=0, pods=1, cpu_millicores=400,
+                                                memory_bytes=2000),
+                                    UsageSample(t_ms=50, pods=1, cpu_millicores=900,
+                                                memory_bytes=2000)))
+    kube = FakeKube()
+    clock = ReplayClock(scale=TimeScale(1.0))
+    player = UsagePlayer(kube=kube, simulation="sim", clock=clock, series=(series,),
+                         namespace_of={"shop": "v-shop"}, owner={}, flush_s=60.0)
+    key = workload_key(series)
+    running = _pod("web-a", "Running")
+    running["metadata"]["annotations"] = {USAGE_WORKLOAD: key}
+    player.see(running, deleted=False)
+    clock.start()
+    playing = asyncio.gather(player.run())
+    try:
+        async with asyncio.timeout(5):
+            while player.writes < 2:  # noqa: ASYNC110  # polling the player's own counter
+                await asyncio.sleep(0.01)
+    finally:
+        playing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await playing
+    written = [call.body for call in kube.made("PATCH")]
+    assert len(written) == 2
+    assert written[0] != written[1]  # the second sample's load, not the first again
