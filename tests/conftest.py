@@ -82,6 +82,12 @@ def running_env(*, variable: str, prefix: str, up_args: tuple[str, ...]) -> Iter
             skctl("env", "down", "--name", name, check=False)
 
 
+# Names an environment started with --metrics-server for the tests that need one (else each
+# starts its own and stops it after).
+METRICS_ENV_VARIABLE = "SIMKUBE_TEST_METRICS_ENV"
+METRICS_UP_ARGS = ("--nodes", "1", "--metrics-server")
+
+
 @pytest.fixture(scope="session")
 def sim_env() -> Iterator[SimEnv]:
     with running_env(variable=TEST_ENV_VARIABLE, prefix="pytest",

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -38,10 +37,10 @@ from simkube.core.kubeapi import (
 from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.env import retiming
 from simkube.env.paths import env_dir
-from simkube.env.toolchain.building import go_binary
 from simkube.env.toolchain.cache import binary_path
 from simkube.env.toolchain.catalog import METRICS_SERVER, Binary
-from tests.conftest import skctl
+from tests.conftest import METRICS_ENV_VARIABLE, METRICS_UP_ARGS, running_env, skctl
+from tests.support.gotests import assert_go_tests_pass
 
 pytestmark = pytest.mark.integration
 NS = "hpa-demo"
@@ -52,11 +51,7 @@ MIN_WINDOW_MS = 50_000  # trace time: 10 s of wall time at SPEED, far above the 
 
 
 def test_the_wrappers_go_tests_pass() -> None:
-    done = subprocess.run([go_binary(), "test", "-count=1", "./..."],
-                          cwd=METRICS_SERVER.module_dir, capture_output=True, text=True,
-                          timeout=600, check=False,
-                          env={**os.environ, "GOFLAGS": "-mod=readonly"})
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert_go_tests_pass(METRICS_SERVER)
 
 
 def _deployment() -> dict[str, Any]:
@@ -161,9 +156,9 @@ async def _floored_windows(kubeconfig: str) -> None:
 
 
 def test_kubectl_top_and_a_real_hpa_see_kwok_usage() -> None:
-    name = f"metrics-{os.getpid()}"
-    skctl("env", "up", "--name", name, "--nodes", "1", "--metrics-server")
-    try:
+    with running_env(variable=METRICS_ENV_VARIABLE, prefix="metrics",
+                     up_args=METRICS_UP_ARGS) as env:
+        name = env.name
         status = json.loads(skctl("env", "status", "--name", name, "--json").stdout)
         assert "metrics-server" in {c["name"] for c in status["components"]}
         restarted = retiming.retime(name, scale=TimeScale(SPEED))
@@ -172,12 +167,10 @@ def test_kubectl_top_and_a_real_hpa_see_kwok_usage() -> None:
         argv = next(c["argv"] for c in state["components"] if c["name"] == "metrics-server")
         assert "--metric-resolution=3000ms" in argv
         assert "--kubelet-request-timeout=2000ms" in argv
-        asyncio.run(_scenario(status["kubeconfig"]))
+        asyncio.run(_scenario(env.kubeconfig))
         # A replay's floor: the same readings, reported over (at least) the floor's window.
         floored = TimerSettings(values={"metricsServer.min-window": MIN_WINDOW_MS})
         assert "metrics-server" in retiming.retime(name, scale=TimeScale(SPEED),
                                                    settings=floored)
-        asyncio.run(_floored_windows(status["kubeconfig"]))
+        asyncio.run(_floored_windows(env.kubeconfig))
         assert "metrics-server" in retiming.restore(name)
-    finally:
-        skctl("env", "down", "--name", name, check=False)

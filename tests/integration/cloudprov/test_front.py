@@ -10,7 +10,6 @@ and are never kept.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 from collections.abc import AsyncIterator
@@ -25,7 +24,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from simkube.env.services.cloudprov_front import front_spec
-from simkube.env.toolchain.building import go_binary
 from simkube.env.toolchain.cache import binary_path
 from simkube.env.toolchain.catalog import CLOUDPROV_FRONT, Binary
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
@@ -34,17 +32,14 @@ from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import (
 )
 from tests.integration.cloudprov.conftest import WAIT, Harness
 from tests.integration.cloudprov.test_command import free_port
+from tests.support.gotests import assert_go_tests_pass
 from tests.support.kube import eventually
 
 pytestmark = pytest.mark.integration
 
 
 def test_the_fronts_go_tests_pass() -> None:
-    done = subprocess.run([go_binary(), "test", "-count=1", "./..."],
-                          cwd=CLOUDPROV_FRONT.module_dir, capture_output=True, text=True,
-                          timeout=600, check=False,
-                          env={**os.environ, "GOFLAGS": "-mod=readonly"})
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert_go_tests_pass(CLOUDPROV_FRONT)
 
 
 @dataclass

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import os
 from pathlib import Path
 
 import pytest
@@ -30,7 +28,7 @@ from simkube.core.simtime import TimeScale
 from simkube.env import retiming
 from simkube.skctl import demo_shop
 from simkube.skctl.demo_traffic import NAME, drive
-from tests.conftest import skctl
+from tests.conftest import METRICS_ENV_VARIABLE, METRICS_UP_ARGS, running_env
 
 pytestmark = pytest.mark.integration
 NS = "shop"
@@ -94,11 +92,7 @@ async def _scenario(kubeconfig: str) -> None:
 
 
 def test_the_traffic_is_web_pods_usage_in_metrics_server() -> None:
-    name = f"traffic-{os.getpid()}"
-    skctl("env", "up", "--name", name, "--nodes", "1", "--metrics-server")
-    try:
-        retiming.retime(name, scale=TimeScale(5))
-        status = json.loads(skctl("env", "status", "--name", name, "--json").stdout)
-        asyncio.run(_scenario(status["kubeconfig"]))
-    finally:
-        skctl("env", "down", "--name", name, check=False)
+    with running_env(variable=METRICS_ENV_VARIABLE, prefix="traffic",
+                     up_args=METRICS_UP_ARGS) as env:
+        retiming.retime(env.name, scale=TimeScale(5))
+        asyncio.run(_scenario(env.kubeconfig))
