@@ -56,7 +56,11 @@ READY_TIMEOUT = 60.0
 # container's counter at zero on its first read, and metrics-server drops a zero reading as
 # invalid, so a new pod's first rate would come one scrape later than from a kubelet, whose
 # counter holds what the container used since it started: a fixed micro-core-second on top
-# makes the first read count, and cancels out of every rate.
+# makes the first read count, and cancels out of every rate. The project's metrics-server
+# stamps each node's readings with simkube_kwok_read_at_seconds, the moment KWOK read its
+# counters, instead of its own request time: a rate over a replay's 0.2 s scrapes is then the
+# usage to within microseconds, not within the request's jitter (toolchain/metrics-server/
+# readtime.go). It is read right after the container counters, in the order KWOK evaluates.
 KWOK_METRIC = """apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Metric
 metadata:
@@ -70,6 +74,8 @@ spec:
               {name: namespace, value: pod.metadata.namespace},
               {name: pod, value: pod.metadata.name}],
      value: 'pod.CumulativeUsage("cpu", container.name) + 0.000001'}
+  - {name: simkube_kwok_read_at_seconds, kind: gauge, dimension: node,
+     help: "When KWOK read the series above (Unix seconds)", value: 'Now().UnixSecond()'}
   - {name: container_memory_working_set_bytes, kind: gauge, dimension: container,
      help: "Working set of the container in bytes",
      labels: [{name: container, value: container.name},

@@ -50,7 +50,13 @@ def test_kwok_metric_serves_what_metrics_server_decodes_per_node() -> None:
     names = {m["name"]: m for m in metric["spec"]["metrics"]}
     assert set(names) == {"container_cpu_usage_seconds_total",
                           "container_memory_working_set_bytes",
-                          "node_cpu_usage_seconds_total", "node_memory_working_set_bytes"}
+                          "node_cpu_usage_seconds_total", "node_memory_working_set_bytes",
+                          "simkube_kwok_read_at_seconds"}
+    # the moment of reading comes right after the container counters (KWOK reads in order)
+    order = [m["name"] for m in metric["spec"]["metrics"]]
+    assert order.index("simkube_kwok_read_at_seconds") == \
+        order.index("container_cpu_usage_seconds_total") + 1
+    assert names["simkube_kwok_read_at_seconds"]["dimension"] == "node"
     assert names["container_cpu_usage_seconds_total"]["kind"] == "counter"
     assert {label["name"] for label in names["container_cpu_usage_seconds_total"]["labels"]} \
         == {"container", "namespace", "pod"}

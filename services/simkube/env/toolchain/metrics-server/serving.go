@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/transport"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	_ "k8s.io/component-base/metrics/prometheus/restclient" // client-go's request metrics
@@ -32,8 +33,10 @@ type runner interface {
 }
 
 // assemble wires metrics-server's exported parts into its server, as its own Config.Complete
-// does, with one difference: the storage the API serves from is wrapped (withWindowFloor).
-// Complete builds its storage internally, so there is no other place to put the wrapper.
+// does, with two differences: the storage the API serves from is wrapped (withWindowFloor),
+// and readings are stamped with KWOK's moment of reading where it serves one (readtime.go).
+// Complete builds its storage and kubelet client internally, so there is no other place to
+// put either.
 func assemble(config *msserver.Config, minWindow time.Duration) (runner, error) {
 	metadataClient, err := metadata.NewForConfig(config.Rest)
 	if err != nil {
@@ -50,10 +53,14 @@ func assemble(config *msserver.Config, minWindow time.Duration) (runner, error) 
 		return nil, fmt.Errorf("node client: %w", err)
 	}
 	nodes := informers.NewSharedInformerFactory(clientset, 0).Core().V1().Nodes()
-	kubelets, err := resource.NewForConfig(config.Kubelet)
+	// KWOK's moment of reading replaces metrics-server's request time (readtime.go).
+	config.Kubelet.Client.WrapTransport = transport.Wrappers(config.Kubelet.Client.WrapTransport,
+		wrapReadAt)
+	upstream, err := resource.NewForConfig(config.Kubelet)
 	if err != nil {
 		return nil, fmt.Errorf("kubelet client: %w", err)
 	}
+	kubelets := readAtStamps{inner: upstream}
 	var selector []labels.Requirement
 	if text := strings.TrimSpace(config.NodeSelector); text != "" {
 		if selector, err = labels.ParseToRequirements(text); err != nil {
