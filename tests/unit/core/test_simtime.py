@@ -80,19 +80,19 @@ def test_whole_seconds_round_and_stop_at_their_minimum() -> None:
 
 def test_a_period_that_waits_for_its_work_is_shortened_by_it() -> None:
     # The HPA's cycle is its sync period plus its reconcile: at 10x the wall period leaves
-    # room for the reconcile so that a cycle is 15 s + 25 ms of trace time, as in the source.
+    # room for the reconcile so that a cycle is 15 s + 12 ms of trace time, as in the source.
     sync = BY_KEY["controllerManager.horizontal-pod-autoscaler-sync-period"]
-    assert sync.work_ms == 25
+    assert sync.work_ms == 12
     scaled = TimeScale(10).scale(sync, 15_000)
-    assert scaled.wall_ms == 1478  # 1.5 s - 22.5 ms
+    assert scaled.wall_ms == 1489  # 1.5 s - 10.8 ms
     assert (scaled.wall_ms + sync.work_ms) * 10 == pytest.approx(15_000 + sync.work_ms, abs=10)
     assert not scaled.floored
     assert TimeScale(1).scale(sync, 15_000).wall_ms == 15_000  # production is untouched
     # at a speed whose wall period the work would swallow, it stops at half and says why
-    fast = TimeScale(1000).scale(sync, 15_000)
-    assert fast.wall_ms == 8
+    fast = TimeScale(2000).scale(sync, 15_000)
+    assert fast.wall_ms == 4  # 7.5 ms - 12 ms would be negative: half of 7.5 ms
     assert fast.floored
-    assert "adds 25ms of its own work to every cycle" in fast.describe()
+    assert "adds 12ms of its own work to every cycle" in fast.describe()
 
 
 def test_zero_stays_zero_unless_the_component_has_a_minimum() -> None:
