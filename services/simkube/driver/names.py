@@ -27,6 +27,10 @@ LIFECYCLE_OWNER = f"{GROUP}/lifecycle-owner"
 # On pod templates (and bare pods) of workloads with recorded usage: the workload as the
 # trace names it ("apps/v1.Deployment shop/web"); the usage player finds their pods by it.
 USAGE_WORKLOAD = f"{GROUP}/usage-workload"
+# Set by the driver on each such pod once the recorded cluster would have counted a pod that
+# turned Ready when it did (``driver.countable``); the project's metrics-server keeps the HPA
+# from counting a pod with USAGE_WORKLOAD until then. The two names are its too (window.go).
+USAGE_COUNTABLE = f"{GROUP}/usage-countable"
 # Set by the driver on each such pod: KWOK completes the pod this long after it runs
 # (Go duration), plus a random part up to ``POD_LIFETIME_MAX``.
 POD_LIFETIME = f"{GROUP}/pod-lifetime"

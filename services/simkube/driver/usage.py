@@ -13,9 +13,10 @@ Three loops share one state per workload with recorded usage:
   write, and at once when a sample is due. A sample waiting for the next tick would reach
   metrics-server up to ``FLUSH_S`` of wall time late: 2.5 s of trace at speed 10, against an HPA
   that syncs every 15 s and whose source read the sample the moment it was stamped.
-The objects are deleted when the replay ends (and are owned by the SimulationRoot too, so
-deleting it removes any left behind). An environment without KWOK's usage CRD (started
-without ``--metrics-server``) gets a warning and no usage.
+Each pod that starts running is handed to ``countable``, which marks it when the source's
+HPA would have counted it. The objects are deleted when the replay ends (and are owned by
+the SimulationRoot too, so deleting it removes any left behind). An environment without
+KWOK's usage CRD (started without ``--metrics-server``) gets a warning and no usage.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from simkube.core.kubeapi import (
 )
 from simkube.core.logs import get_logger
 from simkube.driver.clock import ReplayClock
+from simkube.driver.countable import CountableMarker, scrape_grid
 from simkube.driver.names import FIELD_MANAGER, SIMULATION_LABEL, USAGE_WORKLOAD
 from simkube.driver.usage_objects import object_name, share, usage_object, workload_key
 from simkube.trace import UsageSample, WorkloadUsage
@@ -91,6 +93,9 @@ class UsagePlayer:
             series=s, key=workload_key(s), namespace=namespace_of[s.namespace],
             name=object_name(simulation=simulation, key=workload_key(s))) for s in series}
         self.writes = 0  # objects written, for the benchmark and the final log line
+        self.countable = CountableMarker(kube=kube, clock=clock)
+        self._grids = {key: scrape_grid([sample.t_ms for sample in state.series.samples])
+                       for key, state in self._states.items()}
         self._sample_due = asyncio.Event()  # a sample changed the load: flush now
 
     async def supported(self) -> bool:
@@ -111,7 +116,8 @@ class UsagePlayer:
         """Watch pods, play samples and flush until cancelled (start it once the replay
         clock has started). A crash is logged: the replay goes on without usage."""
         try:
-            await asyncio.gather(self._watch(), self._play(), self._flush_loop())
+            await asyncio.gather(self._watch(), self._play(), self._flush_loop(),
+                                 self.countable.run())
         except Exception as exc:
             log.error("usage replay stopped", simulation=self._simulation,  # noqa: TRY400
                       error=repr(exc))
@@ -123,7 +129,8 @@ class UsagePlayer:
             await self._kube.request("DELETE", CLUSTER_RESOURCE_USAGES.path(),
                                      query={"labelSelector": self._selector})
         log.info("usage replay ended", simulation=self._simulation,
-                 workloads=len(self._states), writes=self.writes)
+                 workloads=len(self._states), writes=self.writes,
+                 marked_countable=self.countable.marked)
 
     async def _play(self) -> None:
         moments = sorted({s.t_ms for state in self._states.values()
@@ -185,6 +192,13 @@ class UsagePlayer:
     def see(self, pod: dict[str, Any], *, deleted: bool) -> None:
         """Track one pod event of the simulation."""
         annotations = (pod.get("metadata") or {}).get("annotations") or {}
-        state = self._states.get(annotations.get(USAGE_WORKLOAD, ""))
-        if state is not None:
-            state.see(pod, deleted=deleted)
+        key = annotations.get(USAGE_WORKLOAD, "")
+        state = self._states.get(key)
+        if state is None:
+            return
+        state.see(pod, deleted=deleted)
+        metadata = pod.get("metadata") or {}
+        name = str(metadata.get("name", ""))
+        if state.pods.get(name):  # running: the source's HPA counted it some scrapes later
+            self.countable.ready(namespace=str(metadata.get("namespace", state.namespace)),
+                                 name=name, grid=self._grids[key])

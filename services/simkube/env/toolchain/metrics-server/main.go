@@ -1,5 +1,5 @@
 // Command metrics-server runs sigs.k8s.io/metrics-server's server, built from its packages, with
-// two changes a simulated cluster needs and its own command refuses:
+// changes a simulated cluster needs and its own command refuses:
 //
 //   - --metric-resolution below 10 s. A replay at speed s divides every controller's timers
 //     by s, the HPA's 15 s sync period included; a scrape every 10 s of wall time would then be
@@ -12,7 +12,10 @@
 //     node (Karpenter and Cluster Autoscaler create nodes this project does not write),
 //     requests are routed there by node name (see route.go).
 //   - --min-window. The shortest window a pod's metrics report (window.go says why a replay
-//     needs it); 0, the default, reports windows as measured.
+//     needs it); 0, the default, reports windows as measured. A replayed pod that sk-driver
+//     gates (its annotations) reports a window that keeps the HPA from counting it until the
+//     recorded cluster would have, whatever the floor.
+//   - readings stamped with the moment KWOK took them (readtime.go).
 package main
 
 import (

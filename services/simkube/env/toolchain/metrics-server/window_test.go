@@ -48,9 +48,36 @@ func TestWindowFloorRaisesShortWindowsOnly(t *testing.T) {
 	}
 }
 
-func TestZeroFloorIsTheStorageItself(t *testing.T) {
-	inner := &served{}
-	if got := withWindowFloor(inner, 0); got != storage.Storage(inner) {
-		t.Fatalf("a zero floor wrapped the storage: %T", got)
+func gatedPod(name string, annotations map[string]string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns",
+		Name: name, Annotations: annotations}}
+}
+
+func TestAGatedPodIsCountedOnlyOnceMarkedCountable(t *testing.T) {
+	inner := served{pods: []metrics.PodMetrics{windowed("waiting", 2*time.Second),
+		windowed("counted", 2*time.Second), windowed("other", 2*time.Second)}}
+	for i := range inner.pods {
+		inner.pods[i].Namespace = "ns"
+	}
+	out, err := withWindowFloor(inner, 15*time.Second).GetPodMetrics(
+		gatedPod("waiting", map[string]string{gateAnnotation: "w"}),
+		gatedPod("counted", map[string]string{gateAnnotation: "w", countableAnnotation: "true"}),
+		gatedPod("other", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{notYetWindow, 2 * time.Second, 15 * time.Second}
+	for i, window := range want {
+		if got := out[i].Window.Duration; got != window {
+			t.Fatalf("%s served a %v window, want %v", out[i].Name, got, window)
+		}
+	}
+}
+
+func TestZeroFloorReportsUngatedWindowsAsMeasured(t *testing.T) {
+	inner := served{pods: []metrics.PodMetrics{windowed("p", 2*time.Second)}}
+	out, _ := withWindowFloor(inner, 0).GetPodMetrics()
+	if got := out[0].Window.Duration; got != 2*time.Second {
+		t.Fatalf("window %v, want as measured", got)
 	}
 }
