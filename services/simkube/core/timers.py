@@ -149,7 +149,9 @@ KARPENTER = (
 # ignores it until one reported window has passed since the pod turned Ready, and the
 # source's metrics-server served a new pod's first rate one to two resolutions (15-30 s) after
 # it started, where 2 s scrapes serve it within seconds; a replay takes the middle, 1.5
-# resolutions (toolchain/metrics-server/window.go, docs/hpa.md). The resolution's wall floor,
+# resolutions. It applies to pods sk-driver does not mark itself: each replayed pod with
+# recorded usage is counted at the source's own moment (driver/countable.py,
+# toolchain/metrics-server/window.go, docs/hpa.md). The resolution's wall floor,
 # 200 ms, keeps a replay's 2 s up to 10x: a scrape adds one to two resolutions before a new
 # value is the whole rate, and at 0.5 s (the floor before) that was 5-10 s of trace at 10x,
 # as long as the gap between a source's scrape and its HPA's next sync (9.5 s in the HPA
