@@ -8,8 +8,9 @@ the usage rises. The environment is retimed to speed 5 first, as a Simulation's 
 metrics-server restarts with a 3 s resolution (under upstream's 10 s floor) and the HPA
 syncs every 3 s, so the test also proves the speed-scaled restart. The PodMetrics windows
 are checked as measured (3 s) and, after a retime that sets the wrapper's ``min-window``,
-raised to it (docs/hpa.md: why a replay reports the source's window); the wrapper's own Go
-tests run here too.
+raised to it (docs/hpa.md: why a replay reports the source's window), and a pod gated the way
+sk-driver gates a replayed pod reports a window the HPA cannot pass until it is marked
+countable; the wrapper's own Go tests run here too.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from simkube.core.kubeapi import (
     ApiError,
     KubeClient,
     apply,
+    merge_patch,
     poll,
 )
 from simkube.core.simtime import TimerSettings, TimeScale
+from simkube.driver.names import USAGE_COUNTABLE, USAGE_WORKLOAD
 from simkube.env import retiming
 from simkube.env.paths import env_dir
 from simkube.env.toolchain.cache import binary_path
@@ -151,8 +154,40 @@ async def _floored_windows(kubeconfig: str) -> None:
                 return False
             return bool(windows) and all(ms == MIN_WINDOW_MS / SPEED for ms in windows)
         assert await poll(floored, timeout=60, interval=1.0), await _windows_ms(kube)
+        await _gated_windows(kube)
     finally:
         await kube.close()
+
+
+async def _gated_windows(kube: KubeClient) -> None:
+    """A pod sk-driver gates reports a window the HPA cannot pass until it is marked
+    countable, then its windows as measured; the other pods keep the floor."""
+    pods = (await kube.request("GET", PODS.path(namespace=NS)))["items"]
+    gated = pods[0]["metadata"]["name"]
+
+    async def windows() -> dict[str, float]:
+        listed = await kube.request("GET",
+                                    f"/apis/metrics.k8s.io/v1beta1/namespaces/{NS}/pods")
+        return {item["metadata"]["name"]: parse_duration(item["window"], field="window")
+                for item in listed["items"]}
+
+    async def annotate(annotations: dict[str, str]) -> None:
+        await merge_patch(kube, PODS.path(namespace=NS, name=gated),
+                          {"metadata": {"annotations": annotations}}, field_manager=MANAGER)
+
+    await annotate({USAGE_WORKLOAD: "apps/v1.Deployment hpa-demo/web"})
+
+    async def held() -> bool:
+        return (await windows()).get(gated) == 3_600_000
+    assert await poll(held, timeout=30, interval=0.5), await windows()
+    await annotate({USAGE_COUNTABLE: "true"})
+
+    async def counted() -> bool:
+        served = await windows()
+        others = [ms for name, ms in served.items() if name != gated]
+        return 1_000 <= served.get(gated, 0) <= 4_500 and \
+            all(ms == MIN_WINDOW_MS / SPEED for ms in others)
+    assert await poll(counted, timeout=30, interval=0.5), await windows()
 
 
 def test_kubectl_top_and_a_real_hpa_see_kwok_usage() -> None:
