@@ -37,7 +37,8 @@ def test_a_run_retimes_the_control_plane_and_restore_undoes_it() -> None:
         restarted = retiming.retime(name, scale=TimeScale(20), settings=settings)
         assert restarted == ["kube-controller-manager", "kube-scheduler"]
         during = argv_of(name)
-        assert "--horizontal-pod-autoscaler-sync-period=750ms" in \
+        # 15 s ÷ 20 less the HPA's own reconcile (12 ms) that the period waits for: 15,012 ÷ 20 - 12
+        assert "--horizontal-pod-autoscaler-sync-period=739ms" in \
             during["kube-controller-manager"]
         scheduler = during["kube-scheduler"]
         assert "--pod-max-in-unschedulable-pods-duration=15000ms" in scheduler
