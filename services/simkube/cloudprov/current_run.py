@@ -5,27 +5,30 @@ Provisioning delays and per-group option durations in the node-groups file are t
 or node arrivals — and so the autoscaler's whole behaviour — would depend on the speed the
 user picked. sk-ctrl publishes the run's speed and seed in a ConfigMap
 (``simulation.run_configmap``) at the start of every run and removes it at the end; this
-module polls it (a GET a second, cheap next to the watches) so a restarted sk-cloudprov picks
-the current run up at once. (It was ``RunTimescale``; ``TimeScale`` now means only the
-conversion in ``core.simtime``, which this object carries.)
+module watches it, so a restarted sk-cloudprov picks the current run up at once. (It was
+``RunTimescale``; ``TimeScale`` now means only the conversion in ``core.simtime``, which this
+object carries.)
 
-Provisioning delays count on the run's clock: while sk-ctrl holds the replay for the
-autoscaler, trace time stands still, so an instance's deadline moves back by the held time
-after it was requested (``held_since``: the overlap of the published holds with the time
+Provisioning and readiness delays count on the run's clock: while sk-ctrl holds the replay
+for the autoscaler, trace time stands still, so no Node is created or readied during a hold,
+and an instance's deadline moves back by the held time after it was requested
+(``held_since``: the overlap of the holds, the one in progress included, with the time
 since). The part of a hold before the request does not count: CA plans inside the loop a
 hold waits for, so the first instances of a scale-up are requested mid-hold. sk-ctrl
-publishes each hold once it ends and this module polls, so a deadline that falls within
-about a second after a hold (or during one) can pass before the shift is seen: that node
-comes early by at most the unseen held time, one hold's bound (``spec.clock.maxHold``, 2 s
-of wall time by default).
+publishes a hold as it starts and again as it ends, and a watch brings each change here in
+milliseconds: a deadline that passes before the start arrives (tens of milliseconds) is the
+only wall time left uncounted. ``listeners`` hear of every change to the holds, so waiting
+instances are looked at again when a hold ends.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
+import time
+from collections.abc import Callable
+from typing import Any
 
-from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient
+from simkube.core.kubeapi import CONFIG_MAPS, KubeClient, ListWatch
 from simkube.core.logs import get_logger
 from simkube.core.simtime import TimeScale
 from simkube.simulation.run_configmap import (
@@ -33,12 +36,12 @@ from simkube.simulation.run_configmap import (
     RUN_CONFIGMAP,
     Hold,
     RunTiming,
+    read_holding,
     read_holds,
     read_timescale,
 )
 
 log = get_logger(__name__)
-POLL_S = 1.0
 
 
 class CurrentRun:
@@ -47,6 +50,8 @@ class CurrentRun:
     def __init__(self, *, timing: RunTiming = NO_RUN) -> None:
         self.timing = timing
         self.holds: tuple[Hold, ...] = ()  # the run's recent holds, as published
+        self.holding_since: float | None = None  # the hold in progress began (Unix s)
+        self.listeners: list[Callable[[], None]] = []  # told when the holds change
         self._ordinals: dict[tuple[str, str], int] = {}
         self._counts: dict[str, int] = {}
 
@@ -72,41 +77,58 @@ class CurrentRun:
         digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
         return int.from_bytes(digest) / 2**64
 
-    def held_since(self, since: float) -> float:
-        """Wall seconds the run's clock was held after Unix time ``since`` (an instance's
-        request): how far its provisioning deadline moves back."""
-        return sum(max(0.0, end - max(start, since)) for start, end in self.holds)
+    @property
+    def holding(self) -> bool:
+        """The run's clock stands still now: no Node may be created or readied."""
+        return self.holding_since is not None
 
-    def update(self, *, timing: RunTiming, holds: tuple[Hold, ...] | None = None) -> bool:
-        """Take a new run's values; True when they changed (draws start over)."""
+    def held_since(self, since: float, *, now: float | None = None) -> float:
+        """Wall seconds the run's clock was held after Unix time ``since`` (an instance's
+        request), the hold in progress up to ``now`` included: how far its deadline moves."""
+        held = sum(max(0.0, end - max(start, since)) for start, end in self.holds)
+        if self.holding_since is not None:
+            current = time.time() if now is None else now
+            held += max(0.0, current - max(self.holding_since, since))
+        return held
+
+    def update(self, *, timing: RunTiming, holds: tuple[Hold, ...] | None = None,
+               holding_since: float | None = None) -> bool:
+        """Take the ConfigMap's values; True when the run changed (draws start over)."""
+        before = (self.holds, self.holding_since)
         if holds is not None:
             self.holds = holds
-        if timing == self.timing:
-            return False
-        self.timing = timing
-        self._ordinals.clear()
-        self._counts.clear()
-        self.holds = holds or ()
-        log.info("run in progress", speed=timing.scale.speed, seed=timing.seed,
-                 run=timing.run or None)
-        return True
+        self.holding_since = holding_since
+        changed = timing != self.timing
+        if changed:
+            self.timing = timing
+            self._ordinals.clear()
+            self._counts.clear()
+            self.holds = holds or ()
+            log.info("run in progress", speed=timing.scale.speed, seed=timing.seed,
+                     run=timing.run or None)
+        if (self.holds, self.holding_since) != before:
+            for listener in self.listeners:
+                listener()
+        return changed
 
-    async def follow(self, *, api: KubeClient, namespace: str, interval: float = POLL_S) -> None:
-        path = CONFIG_MAPS.path(namespace=namespace, name=RUN_CONFIGMAP)
-        while True:
-            try:
-                found = await api.request("GET", path)
-                data = found.get("data") or {}
-                timing, holds = read_timescale(data), read_holds(data)
-            except ApiError as exc:
-                if exc.code != 404:
-                    log.warning("run ConfigMap unreadable; keeping the last run", error=str(exc))
-                    await asyncio.sleep(interval)
-                    continue
-                timing, holds = NO_RUN, ()
-            except ValueError as exc:
-                log.warning("run ConfigMap is malformed; keeping the last run", error=str(exc))
-                await asyncio.sleep(interval)
-                continue
-            self.update(timing=timing, holds=holds)
-            await asyncio.sleep(interval)
+    def _take(self, configmap: dict[str, Any] | None) -> None:
+        """The ConfigMap's state (None: absent, so no run); a malformed one is kept out."""
+        data = (configmap or {}).get("data") or {}
+        try:
+            timing, holds, since = read_timescale(data), read_holds(data), read_holding(data)
+        except ValueError as exc:
+            log.warning("run ConfigMap is malformed; keeping the last run", error=str(exc))
+            return
+        self.update(timing=timing, holds=holds, holding_since=since)
+
+    async def follow(self, *, api: KubeClient, namespace: str) -> None:
+        """Keep up with the run ConfigMap in ``namespace`` until cancelled."""
+        def listed(items: list[dict[str, Any]]) -> None:
+            self._take(items[0] if items else None)
+
+        def changed(kind: str, configmap: dict[str, Any]) -> None:
+            self._take(None if kind == "DELETED" else configmap)
+        watch = ListWatch(kube=api, path=CONFIG_MAPS.path(namespace=namespace),
+                          what="the run ConfigMap", on_list=listed, on_event=changed,
+                          query={"fieldSelector": f"metadata.name={RUN_CONFIGMAP}"})
+        await watch.run()

@@ -10,7 +10,7 @@ IncreaseSize can promise that TargetSize reflects it when it returns.
 An *instance* is a placeholder pod or a Node of a group (they share a name); its phase is
 derived from both, as Cluster Autoscaler's instance states want it. A pod remembers when it
 was created (when the watch first showed it, or its creationTimestamp when listed at start),
-which is when its provisioning delay starts.
+which is when its provisioning delay starts; a Node likewise, for its readiness delay.
 """
 
 from __future__ import annotations
@@ -24,7 +24,13 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, GROUP_LABEL, LOWEST_DELETION_COST
+from simkube.cloudprov.naming import (
+    DELETION_COST_ANNOTATION,
+    GROUP_LABEL,
+    LOWEST_DELETION_COST,
+    READY_AFTER_ANNOTATION,
+    READY_HELD,
+)
 
 ENDED_PHASES = frozenset({"Failed", "Succeeded"})
 
@@ -60,6 +66,8 @@ class NodeEntry:
     ready: bool
     terminating: bool
     pod_cidr: str
+    created: float = 0.0  # Unix time the Node appeared: its readiness delay starts there
+    ready_held: bool = False  # waits for sk-cloudprov to say it is ready (READY_HELD)
 
 
 @dataclass(slots=True)
@@ -204,8 +212,13 @@ class ClusterIndex:
             previous = state.nodes.get(name)
             if previous and previous.pod_cidr and previous.pod_cidr != cidr:
                 self.cidrs.pop(previous.pod_cidr, None)
+            held = ((metadata.get("annotations") or {}).get(READY_AFTER_ANNOTATION)
+                    == READY_HELD)
+            created = (previous.created if previous else
+                       time.time() if fresh else _timestamp(metadata.get("creationTimestamp")))
             state.nodes[name] = NodeEntry(name=name, ready=ready, terminating=gone,
-                                          pod_cidr=cidr)
+                                          pod_cidr=cidr, created=created,
+                                          ready_held=held and not ready)
             if cidr:
                 self.cidrs[cidr] = name
             state.touch(name)

@@ -29,6 +29,7 @@ from simkube.cloudprov.naming import (
     OWNER_LABEL,
     PLACEHOLDER_ANNOTATION,
     READY_AFTER_ANNOTATION,
+    READY_HELD,
     TaintEffect,
     WellKnownLabel,
     provider_id,
@@ -84,21 +85,23 @@ def placeholder_deployment(group: NodeGroupConfig, *, namespace: str, infra: str
 
 
 def fake_node(group: NodeGroupConfig, *, namespace: str, name: str,
-              pod_cidr: str | None, ready_after: float | None = None) -> dict[str, Any]:
+              pod_cidr: str | None, registering: bool = False,
+              ready_held: bool = False) -> dict[str, Any]:
     """The KWOK Node of the placeholder pod ``name`` (Node and pod share the name).
 
-    With ``ready_after`` (seconds) the Node is created as a kubelet registers one: tainted
-    not-ready with a Ready=False condition (without the condition the node lifecycle
-    controller would lift the taint at once), and told by annotation how long KWOK's
-    node-ready stage waits before making it Ready. Without, it is the template CA gets.
+    ``registering``: the Node is created as a kubelet registers one, tainted not-ready with
+    a Ready=False condition (without the condition the node lifecycle controller would lift
+    the taint at once); KWOK's node-ready stage makes it Ready at once, or with
+    ``ready_held`` only once sk-cloudprov sets its ready-after annotation to READY_NOW.
+    Without either, it is the template CA gets.
     """
     template = group.template
     taints = [*(t.manifest() for t in template.taints), KWOK_TAINT]
     annotations = {KWOK_ANNOTATION: KWOK_VALUE, PLACEHOLDER_ANNOTATION: f"{namespace}/{name}"}
-    if ready_after is not None:
+    if registering:
         taints.append(NOT_READY_TAINT)
-        if round(ready_after * 1000):
-            annotations[READY_AFTER_ANNOTATION] = f"{round(ready_after * 1000)}ms"
+        if ready_held:
+            annotations[READY_AFTER_ANNOTATION] = READY_HELD
     spec: dict[str, Any] = {"providerID": provider_id(name), "taints": taints}
     if pod_cidr:
         spec.update(podCIDR=pod_cidr, podCIDRs=[pod_cidr])
@@ -120,7 +123,7 @@ def fake_node(group: NodeGroupConfig, *, namespace: str, name: str,
                          "architecture": template.labels[WellKnownLabel.ARCH]},
         },
     }
-    if ready_after is not None:
+    if registering:
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         node["status"]["conditions"] = [{
             "type": "Ready", "status": "False", "reason": "KubeletNotReady",

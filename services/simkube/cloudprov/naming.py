@@ -26,6 +26,11 @@ PROVIDER_PREFIX = "simkube://"
 
 # How long KWOK's node-ready stage waits before a new Node turns Ready (a Go duration).
 READY_AFTER_ANNOTATION = "simkube.dev/ready-after"
+# sk-cloudprov's new Nodes carry a wait KWOK never reaches, and sk-cloudprov sets it to
+# READY_NOW when the instance's readiness deadline has passed on the run's clock: KWOK's own
+# delay would run on through the holds of a replay's clock (current_run.py).
+READY_HELD = "876000h"
+READY_NOW = "0s"
 # A kubelet registers its Node with this taint; the node lifecycle controller removes it once
 # the Node is Ready, so no pod is bound to a node that is not up yet.
 NOT_READY_TAINT_KEY = "node.kubernetes.io/not-ready"

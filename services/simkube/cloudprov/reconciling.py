@@ -7,7 +7,10 @@ nothing while it is still. A full pass every ``resync`` seconds retries whatever
 
 A pod that is live and has no Node gets one (named like the pod, with the next free pod
 CIDR) once its group's provisioning delay has passed (provisioning.py: a timer marks it
-dirty again when it is due), unless the group's capacity is used up, in which case the
+dirty again when it is due). The Node registers NotReady, and once the group's readyAfter
+has passed too, this reconciler tells KWOK to make it Ready. Both delays count on the run's
+clock (current_run.py): none passes while a replay's clock is held, and a deadline that falls
+in a hold waits for its end, unless the group's capacity is used up, in which case the
 instance fails as a stockout; a Node whose pod is gone or terminating is deleted. A pod
 carrying the lowest pod-deletion-cost is on its way out (DeleteNodes or DecreaseTargetSize
 chose it), so it gets no Node, but its Node is left for the scaler to delete: if that
@@ -25,8 +28,8 @@ from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, GroupState, PodEntry
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
-from simkube.cloudprov.naming import OWNER_LABEL
-from simkube.core.kubeapi import DEPLOYMENTS, NODES, ApiError, KubeClient, delete
+from simkube.cloudprov.naming import OWNER_LABEL, READY_AFTER_ANNOTATION, READY_NOW
+from simkube.core.kubeapi import DEPLOYMENTS, NODES, ApiError, KubeClient, delete, merge_patch
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -57,12 +60,19 @@ class Reconciler:
         self._cursor = 0
         self._creating: set[tuple[str, str]] = set()  # Node creations in flight
         self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}  # instances not yet due
+        self._held: set[tuple[str, str]] = set()  # instances due once the run's hold ends
         self._tasks: set[asyncio.Task[None]] = set()
         index.listeners.append(self.mark)
+        self._current.listeners.append(self._holds_changed)
 
     def mark(self, group: str, name: str) -> None:
         self._dirty.add((group, name))
         self._wake.set()
+
+    def _holds_changed(self) -> None:
+        held, self._held = self._held, set()
+        for key in held:
+            self.mark(*key)
 
     def mark_all(self) -> None:
         for group, state in self._index.groups.items():
@@ -110,6 +120,8 @@ class Reconciler:
         if node is not None:
             self._release(name)
             self._creating.discard((group, name))  # counted in the index from now on
+            if node.ready_held and not node.terminating:
+                self._ready(group, name, created=node.created)
         if pod is not None and pod.live and node is None:
             self._provision(group, state, pod)
         elif node is not None and not node.terminating and (pod is None or pod.terminating):
@@ -124,12 +136,8 @@ class Reconciler:
         baseline = nodes < spec.min_size  # the group's minimum is there from the start
         if not baseline:
             share = self._current.share(group=group, instance=pod.name)
-            delay = self._current.to_wall(spec.provisioning.delay_for(share))
-            # On the run's clock: time the replay was held since the request does not count.
-            delay += self._current.held_since(pod.created)
-            wait = pod.created + delay - time.time()
-            if wait > 0:
-                self._wake_later(group, pod.name, wait)
+            if self._waits(group, pod.name, since=pod.created,
+                           delay=spec.provisioning.delay_for(share)):
                 return
         if not spec.provisioning.allows(nodes):
             log.info("node group out of capacity; the instance fails", group=group,
@@ -137,9 +145,28 @@ class Reconciler:
             self._index.fail(group, pod.name)
             return
         self._creating.add((group, pod.name))
-        ready_after = (0.0 if baseline
-                       else self._current.to_wall(spec.provisioning.ready_after))
-        self._spawn(group, pod.name, self._create_node(group, pod.name, ready_after))
+        held = not baseline and spec.provisioning.ready_after > 0
+        self._spawn(group, pod.name, self._create_node(group, pod.name, ready_held=held))
+
+    def _waits(self, group: str, name: str, *, since: float, delay: float) -> bool:
+        """Whether ``delay`` seconds of trace time since Unix time ``since`` are still to pass
+        on the run's clock; if so, the instance is marked again when they may have."""
+        key = (group, name)
+        if self._current.holding:
+            self._held.add(key)  # the hold's end (a ConfigMap change) marks it
+            return True
+        wait = (since + self._current.to_wall(delay) + self._current.held_since(since)
+                - time.time())
+        if wait > 0:
+            self._wake_later(group, name, wait)
+            return True
+        return False
+
+    def _ready(self, group: str, name: str, *, created: float) -> None:
+        """Tell KWOK to make the Node Ready once its group's readyAfter has passed."""
+        if not self._waits(group, name, since=created,
+                           delay=self._config.groups[group].provisioning.ready_after):
+            self._spawn(group, name, self._mark_ready(name))
 
     def _wake_later(self, group: str, name: str, seconds: float) -> None:
         key = (group, name)
@@ -187,10 +214,10 @@ class Reconciler:
         if cidr:
             self._reserved_cidrs.discard(cidr)
 
-    async def _create_node(self, group: str, name: str, ready_after: float) -> None:
+    async def _create_node(self, group: str, name: str, *, ready_held: bool) -> None:
         cidr = self._reserved.get(name) or self._next_cidr(name)
         body = fake_node(self._config.groups[group], namespace=self._config.namespace,
-                         name=name, pod_cidr=cidr, ready_after=ready_after)
+                         name=name, pod_cidr=cidr, registering=True, ready_held=ready_held)
         try:
             await self._api.request("POST", NODES.path(), body=body)
         except ApiError as exc:
@@ -204,6 +231,17 @@ class Reconciler:
                 self._creating.discard((group, name))
             return
         log.debug("node created", group=group, node=name, pod_cidr=cidr)
+
+    async def _mark_ready(self, name: str) -> None:
+        path = NODES.path(name=name)
+        try:
+            await merge_patch(self._api, path,
+                              {"metadata": {"annotations": {READY_AFTER_ANNOTATION: READY_NOW}}})
+        except ApiError as exc:
+            if exc.code != 404:  # gone meanwhile: nothing to make Ready
+                raise
+            return
+        log.debug("node ready to turn Ready", node=name)
 
     async def _delete_node(self, name: str) -> None:
         if await delete(self._api, NODES.path(name=name)):

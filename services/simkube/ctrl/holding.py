@@ -13,9 +13,10 @@ replay creates holds the clock until the scheduler has ruled on it (``awaiting``
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;
 unreadable metrics mean no hold (warned once per run); and sk-driver ends a hold by itself
-after ``expires_after`` if this process dies mid-hold. Each release hands the hold's
-wall-clock interval to ``on_held`` (sk-cloudprov moves provisioning deadlines back by the
-part of it after each instance's request).
+after ``expires_after`` if this process dies mid-hold. Each hold's start goes to
+``on_hold`` and, at its release, its wall-clock interval to ``on_held``: sk-cloudprov
+creates and readies no Node while a hold is on, and moves its provisioning and readiness
+deadlines back by the part of each hold after the instance's request.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ Warn = Callable[[str, str], Awaitable[None]]  # (reason, message): a Warning Eve
 class Holder:
     def __init__(self, *, driver: Driver, run: str, loops: LoopSource, clock: TraceClock,
                  max_hold_s: float, warn: Warn, on_held: Callable[[Hold], None],
+                 on_hold: Callable[[float], None] = lambda _began: None,
                  poll_s: float = POLL_S, max_share: float = MAX_SHARE,
                  monotonic: Callable[[], float] = time.monotonic,
                  wall: Callable[[], float] = time.time,
@@ -49,6 +51,7 @@ class Holder:
         self._driver, self._run, self._loops, self._clock = driver, run, loops, clock
         self._max_hold_s, self._poll_s, self._max_share = max_hold_s, poll_s, max_share
         self._warn, self._on_held, self._monotonic = warn, on_held, monotonic
+        self._on_hold = on_hold
         self._wall = wall  # Unix time, for the holds sk-cloudprov reads
         self._triggered = asyncio.Event()
         self._loop_wanted = False  # a pod turned unschedulable since the last target
@@ -102,6 +105,7 @@ class Holder:
             log.info("hold refused", run=self._run, error=exc.message)
             return
         self._report(progress)
+        self._on_hold(began)
         self.holds += 1
         try:
             reached = await self._wait_for(target)

@@ -5,8 +5,9 @@ with the reason when it does not: the Simulation turned it off (``spec.clock``),
 not faster than real time (at speed 1 CA's latency is production's own), or sk-ctrl
 has no autoscaler metrics to read (no ``--autoscaler-metrics-url``: no Cluster Autoscaler in
 the environment, or Karpenter, which counts no loops). While it holds, three tasks run: the
-watch of unschedulable pods, the holder, and the publisher of the held time into the run's
-ConfigMap, where sk-cloudprov moves its provisioning deadlines back by it.
+watch of unschedulable pods, the holder, and the publisher of the holds (those that ended,
+and the one in progress) into the run's ConfigMap, where sk-cloudprov keeps its provisioning
+and readiness deadlines on the run's clock with them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from simkube.simulation.run_configmap import RUN_CONFIGMAP, Hold, holds_data
 from simkube.simulation.spec import SimulationSpec
 
 log = get_logger(__name__)
-PUBLISH_INTERVAL_S = 0.2  # the latest holds go out at most this often
+# The latest holds go out at most this often. A hold's start must reach sk-cloudprov
+# before a deadline passes in it, and a hold lasts tenths of a second: keep it short.
+PUBLISH_INTERVAL_S = 0.05
 # Holds kept in the ConfigMap: those that ended within KEEP_S (longer than any provisioning
 # delay a run faster than real time waits in wall time), at most KEEP_HOLDS of them.
 KEEP_S = 600.0
@@ -48,16 +51,23 @@ def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, 
 
 
 class HeldPublisher:
-    """The run's recent holds into its ConfigMap; the latest list wins, failures only log."""
+    """The run's recent holds, and the one in progress, into its ConfigMap; the latest state
+    wins, failures only log."""
 
     def __init__(self, *, kube: KubeClient, namespace: str) -> None:
         self._kube, self._namespace = kube, namespace
         self._holds: list[Hold] = []
+        self._since: float | None = None  # when the hold in progress began
         self._wake = asyncio.Event()
+
+    def began(self, since: float) -> None:
+        self._since = since
+        self._wake.set()
 
     def update(self, hold: Hold) -> None:
         self._holds = [h for h in self._holds if h[1] >= hold[1] - KEEP_S][-(KEEP_HOLDS - 1):]
         self._holds.append(hold)
+        self._since = None
         self._wake.set()
 
     async def run(self) -> None:
@@ -66,7 +76,8 @@ class HeldPublisher:
             await self._wake.wait()
             self._wake.clear()
             try:
-                await merge_patch(self._kube, path, {"data": holds_data(self._holds)})
+                await merge_patch(self._kube, path, {
+                    "data": holds_data(self._holds, holding_since=self._since)})
             except ApiError as exc:  # 404: no sk-cloudprov here; else the next hold retries
                 log.debug("holds not published", error=str(exc))
             await asyncio.sleep(PUBLISH_INTERVAL_S)
@@ -88,7 +99,8 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
         await ctx.emit(reason, f"run {run}: {message}", warning=True)
     holder = Holder(driver=ctx.deps.driver, run=run, loops=ctx.deps.loops, clock=ctx.clock,
                     max_hold_s=spec.max_hold_s, warn=warn,
-                    on_held=publisher.update if publisher else lambda _hold: None)
+                    on_held=publisher.update if publisher else lambda _hold: None,
+                    on_hold=publisher.began if publisher else lambda _began: None)
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
                                on_new=holder.trigger, on_created=holder.pod_created)
     holder.awaiting = watch.awaiting

@@ -35,6 +35,10 @@ class RunKey(StrEnum):
     # a hold waits for) must not count the part of it that came before. sk-ctrl merge-patches
     # it after each hold.
     HOLDS = "holds"
+    # When the hold in progress began (Unix ms), "" when the clock runs. Published as the hold
+    # starts, so sk-cloudprov creates no Node and readies none while the clock stands still
+    # (a deadline that passes mid-hold waits for its end, then moves back by the hold).
+    HOLDING = "holding"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,10 +76,23 @@ def read_timescale(data: Mapping[str, Any]) -> RunTiming:
 Hold = tuple[float, float]  # (start, end), Unix seconds of the wall clock
 
 
-def holds_data(holds: Sequence[Hold]) -> dict[str, str]:
-    """The ConfigMap's ``data`` entry for ``holds`` (a merge patch leaves the rest)."""
+def holds_data(holds: Sequence[Hold], *, holding_since: float | None = None) -> dict[str, str]:
+    """The ConfigMap's ``data`` entries for ``holds`` and the hold in progress, if any (a
+    merge patch leaves the rest)."""
     return {RunKey.HOLDS: ",".join(f"{round(start * 1000)}-{round(end * 1000)}"
-                                   for start, end in holds)}
+                                   for start, end in holds),
+            RunKey.HOLDING: "" if holding_since is None else str(round(holding_since * 1000))}
+
+
+def read_holding(data: Mapping[str, Any]) -> float | None:
+    """When the hold in progress began (Unix seconds), None when none is; ``ValueError``
+    naming the key when it is not a whole number of ms."""
+    text = str(data.get(RunKey.HOLDING) or "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise ValueError(f"{RunKey.HOLDING} {text!r} is not a Unix time in whole ms")
+    return int(text) / 1000
 
 
 def read_holds(data: Mapping[str, Any]) -> tuple[Hold, ...]:

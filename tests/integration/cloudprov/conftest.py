@@ -47,20 +47,22 @@ class Harness:
     stub: Any = None
     _channel: grpc.aio.Channel | None = None
 
-    def write_config(self, groups: list[dict[str, Any]]) -> Path:
+    def write_config(self, groups: list[dict[str, Any]], *,
+                     provisioning: dict[str, str] | None = None) -> Path:
         path = self.directory / "config.yaml"
-        # Instant provisioning: these tests are about the RPCs, not about time (the
-        # provisioning unit tests and the autoscaler tier time it).
-        path.write_text(yaml.safe_dump({"namespace": self.namespace,
-                                        "infraNode": f"infra-{self.namespace}",
-                                        "provisioning": {"delay": "0s", "readyAfter": "0s"},
-                                        "nodeGroups": groups}))
+        # Instant provisioning unless a test times it: most are about the RPCs, not about
+        # time (the provisioning unit tests and the autoscaler tier time it).
+        path.write_text(yaml.safe_dump({
+            "namespace": self.namespace, "infraNode": f"infra-{self.namespace}",
+            "provisioning": provisioning or {"delay": "0s", "readyAfter": "0s"},
+            "nodeGroups": groups}))
         (self.directory / "m5.yaml").write_text(PRODUCTION_NODE.read_text())
         return path
 
-    async def start(self, groups: list[dict[str, Any]] | None = None) -> None:
+    async def start(self, groups: list[dict[str, Any]] | None = None, *,
+                    provisioning: dict[str, str] | None = None) -> None:
         if groups is not None:
-            self.config = load_file(self.write_config(groups))
+            self.config = load_file(self.write_config(groups, provisioning=provisioning))
         assert self.config is not None
         self.provider = CloudProvider(config=self.config, api=self.api, listen="127.0.0.1:0",
                                       grace=1)

@@ -62,3 +62,30 @@ def test_held_time_counts_from_the_request_of_an_instance() -> None:
     current.update(timing=RunTiming(run="r2"))  # a new run starts over
     assert current.holds == ()
     assert current.held_since(0.0) == 0.0
+
+
+def test_the_hold_in_progress_counts_up_to_now_and_listeners_hear_of_changes() -> None:
+    current = CurrentRun(timing=RunTiming(run="r1"))
+    heard: list[bool] = []
+    current.listeners.append(lambda: heard.append(current.holding))
+    current.update(timing=RunTiming(run="r1"), holds=((100.0, 100.5),), holding_since=104.0)
+    assert current.holding
+    assert current.held_since(99.0, now=105.0) == pytest.approx(1.5)
+    assert current.held_since(104.5, now=105.0) == pytest.approx(0.5)
+    current.update(timing=RunTiming(run="r1"), holds=((100.0, 100.5), (104.0, 105.2)))
+    assert not current.holding
+    assert current.held_since(99.0, now=200.0) == pytest.approx(1.7)
+    current.update(timing=RunTiming(run="r1"), holds=((100.0, 100.5), (104.0, 105.2)))
+    assert heard == [True, False]  # an unchanged ConfigMap tells nobody
+
+
+def test_a_malformed_configmap_keeps_the_last_run_and_an_absent_one_means_none() -> None:
+    current = CurrentRun()
+    current._take({"data": {"speed": "10", "seed": "3", "run": "r1", "holding": "1000"}})
+    assert (current.scale.speed, current.timing.seed, current.holding) == (10.0, 3, True)
+    current._take({"data": {"speed": "10", "seed": "3", "run": "r1", "holding": "soon"}})
+    assert current.holding
+    assert current.timing.run == "r1"
+    current._take(None)
+    assert current.timing.run == ""
+    assert not current.holding

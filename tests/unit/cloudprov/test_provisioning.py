@@ -12,6 +12,7 @@ from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Phase
 from simkube.cloudprov.listing import InstanceListing
+from simkube.cloudprov.naming import READY_HELD, READY_NOW
 from simkube.cloudprov.provisioning import OUT_OF_RESOURCES, Provisioning
 from simkube.cloudprov.reconciling import Reconciler
 from simkube.core.errors import ConfigError
@@ -115,7 +116,15 @@ async def test_nodes_register_not_ready_and_only_new_ones_wait_to_be_ready(
         ready = node["status"]["conditions"][0]
         assert (ready["type"], ready["status"]) == ("Ready", "False")
     assert "simkube.dev/ready-after" not in base["metadata"]["annotations"]
-    assert extra["metadata"]["annotations"]["simkube.dev/ready-after"] == "2000ms"
+    # The new one waits for sk-cloudprov: KWOK's own delay would not count the run's clock.
+    assert extra["metadata"]["annotations"]["simkube.dev/ready-after"] == READY_HELD
+    started = time.monotonic()
+
+    def told() -> bool:
+        node = cluster.objects["/api/v1/nodes/extra"]
+        return bool(node["metadata"]["annotations"]["simkube.dev/ready-after"] == READY_NOW)
+    assert await cluster.index.wait_until(told, timeout=3)
+    assert time.monotonic() - started >= 1.8  # readyAfter 2 s from the Node's creation
 
 
 async def test_instances_beyond_capacity_fail_as_stockouts(
@@ -138,7 +147,8 @@ async def test_instances_beyond_capacity_fail_as_stockouts(
     assert "second" not in state.failed
 
 
-async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back() -> None:
+@pytest.fixture
+async def on_a_run() -> AsyncIterator[tuple[FakeCluster, CurrentRun]]:
     config = make_config(TIMED)
     cluster = FakeCluster(ClusterIndex(groups=config.groups))
     for group in config.groups:
@@ -146,17 +156,54 @@ async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back() -> 
     current = CurrentRun(timing=RunTiming(run="shop-r1"))
     task = asyncio.create_task(Reconciler(api=cluster, index=cluster.index, config=config,
                                           current=current, retry=0.05).run())
-    try:
-        state = cluster.index.groups["small"]
-        cluster.pod("small", "base")
-        assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
-        started = time.monotonic()
-        cluster.pod("small", "extra")
-        await asyncio.sleep(0.1)
-        began = time.time() - 0.05  # a hold of 0.4 s that began after the request
-        current.update(timing=current.timing, holds=((began, began + 0.4),))
-        assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=3)
-        assert time.monotonic() - started >= 0.75  # the 400 ms delay, plus 400 ms held
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+    yield cluster, current
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back(
+        on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
+    cluster, current = on_a_run
+    state = cluster.index.groups["small"]
+    cluster.pod("small", "base")
+    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    started = time.monotonic()
+    cluster.pod("small", "extra")
+    await asyncio.sleep(0.1)
+    began = time.time() - 0.05  # a hold of 0.4 s that began after the request
+    current.update(timing=current.timing, holds=((began, began + 0.4),))
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=3)
+    assert time.monotonic() - started >= 0.75  # the 400 ms delay, plus 400 ms held
+
+
+async def test_no_node_is_created_or_readied_while_the_clock_is_held(
+        on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
+    cluster, current = on_a_run
+    state = cluster.index.groups["small"]
+    cluster.pod("small", "base")
+    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    cluster.pod("small", "extra")
+    requested = time.time()
+    current.update(timing=current.timing, holding_since=requested + 0.1)
+    await asyncio.sleep(0.8)  # the 400 ms delay passes in wall time, but not on the clock
+    assert "extra" not in state.nodes
+    ended = time.time()
+    current.update(timing=current.timing, holds=((requested + 0.1, ended),))
+    # The deadline moves back by the held ~0.7 s: about 0.3 s of delay is left.
+    assert not await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.15)
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=1)
+    assert time.time() - ended >= 0.25
+
+    # Readiness (2 s) likewise: a hold of 0.5 s in it makes it 2.5 s.
+    created = state.nodes["extra"].created
+    await asyncio.sleep(1.0)
+    held_from = time.time()
+    current.update(timing=current.timing, holds=current.holds, holding_since=held_from)
+    await asyncio.sleep(0.5)
+    current.update(timing=current.timing, holds=(*current.holds, (held_from, time.time())))
+
+    def told() -> bool:
+        node = cluster.objects["/api/v1/nodes/extra"]
+        return bool(node["metadata"]["annotations"]["simkube.dev/ready-after"] == READY_NOW)
+    assert await cluster.index.wait_until(told, timeout=3)
+    assert time.time() - created >= 2.45

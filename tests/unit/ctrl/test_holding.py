@@ -25,12 +25,13 @@ class Setup:
         self.clock = TraceClock(scale=TimeScale(20))
         self.warnings: list[tuple[str, str]] = []
         self.published: list[tuple[float, float]] = []
+        self.began: list[float] = []
 
         async def warn(reason: str, message: str) -> None:
             self.warnings.append((reason, message))
         self.holder = Holder(driver=self.driver, run=RUN, loops=self.loops, clock=self.clock,
                              max_hold_s=max_hold_s, warn=warn, on_held=self.published.append,
-                             poll_s=0.005, max_share=max_share)
+                             on_hold=self.began.append, poll_s=0.005, max_share=max_share)
 
     async def trigger_and_settle(self, *, wait: float = 0.1) -> None:
         self.holder.trigger()
@@ -64,6 +65,7 @@ async def test_a_hold_lasts_until_a_loop_that_started_after_the_trigger_has_fini
     assert setup.holder.capped == 0
     # The hold's wall-clock interval goes to sk-cloudprov, as long as the driver held.
     [(began, ended)] = setup.published
+    assert setup.began == [began]  # its start went out as the hold began
     assert ended - began == pytest.approx(setup.holder.held_s, abs=0.05)
     assert setup.driver.expiries == ["4000ms"]  # max_hold + the driver's margin
     assert setup.warnings == []

@@ -75,7 +75,23 @@ async def test_the_holds_are_merged_into_the_run_configmap_latest_list_first() -
     await asyncio.sleep(0.05)
     task.cancel()
     path = CONFIG_MAPS.path(namespace="sk", name=RUN_CONFIGMAP)
-    assert api.sent("PATCH", path) == [{"data": {RunKey.HOLDS: "10000-10500,12000-12250"}}]
+    assert api.sent("PATCH", path) == [{"data": {RunKey.HOLDS: "10000-10500,12000-12250",
+                                                 RunKey.HOLDING: ""}}]
+
+
+async def test_a_hold_in_progress_is_published_at_once_and_cleared_by_its_end() -> None:
+    api = FakeApi()
+    publisher = HeldPublisher(kube=api, namespace="sk")  # type: ignore[arg-type]
+    task = asyncio.create_task(publisher.run())
+    publisher.began(20.0)
+    await asyncio.sleep(0.01)
+    publisher.update((20.0, 20.75))
+    await asyncio.sleep(0.1)
+    task.cancel()
+    path = CONFIG_MAPS.path(namespace="sk", name=RUN_CONFIGMAP)
+    assert api.sent("PATCH", path) == [
+        {"data": {RunKey.HOLDS: "", RunKey.HOLDING: "20000"}},
+        {"data": {RunKey.HOLDS: "20000-20750", RunKey.HOLDING: ""}}]
 
 
 def test_only_recent_holds_are_kept() -> None:

@@ -10,6 +10,7 @@ from simkube.simulation.run_configmap import (
     RunKey,
     RunTiming,
     holds_data,
+    read_holding,
     read_holds,
     read_timescale,
     timescale_data,
@@ -37,9 +38,20 @@ def test_the_speed_on_the_wire_is_read_by_the_one_rule() -> None:
 
 def test_holds_cross_as_intervals_in_ms_and_are_checked() -> None:
     data = holds_data([(100.0, 100.25), (101.5, 102.0)])
-    assert data == {RunKey.HOLDS: "100000-100250,101500-102000"}
+    assert data == {RunKey.HOLDS: "100000-100250,101500-102000", RunKey.HOLDING: ""}
     assert read_holds(data) == ((100.0, 100.25), (101.5, 102.0))
     assert read_holds({}) == ()
     for bad in ("soon", "5-3", "1-", "-1-2", "1.5-2"):
         with pytest.raises(ValueError, match="holds entry"):
             read_holds({RunKey.HOLDS: bad})
+
+
+def test_the_hold_in_progress_crosses_as_its_start_and_is_checked() -> None:
+    data = holds_data([], holding_since=103.25)
+    assert data == {RunKey.HOLDS: "", RunKey.HOLDING: "103250"}
+    assert read_holding(data) == 103.25
+    assert read_holding(holds_data([(1.0, 2.0)])) is None
+    assert read_holding({}) is None
+    for bad in ("soon", "-5", "1.5"):
+        with pytest.raises(ValueError, match=r"holding '.*' is not a Unix time"):
+            read_holding({RunKey.HOLDING: bad})
