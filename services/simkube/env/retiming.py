@@ -65,13 +65,13 @@ def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan) -> li
 
 
 def _wanted(env: state.EnvState, record: state.ComponentRecord,
-            plan: TimerPlan | None) -> list[str]:
+            plan: TimerPlan | None, *, held: bool = False) -> list[str]:
     base = record.base_argv or record.argv
     if plan is None:
         return base
     if record.name == AUTOSCALER:
         return with_flags(base, flags={**plan.flags(Component.CLUSTER_AUTOSCALER),
-                                       **replay_flags(scale=plan.scale, argv=base)})
+                                       **replay_flags(scale=plan.scale, argv=base, held=held)})
     if record.name == KARPENTER:
         return run_argv(base, plan=plan, skip=NODEPOOL_TIMERS)
     if record.name in FLAG_TIMERS:
@@ -82,16 +82,17 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
 
 
 def retime(name: str, *, scale: TimeScale, settings: TimerSettings | None = None,
-           fresh: bool = False) -> list[str]:
+           fresh: bool = False, held: bool = False) -> list[str]:
     """Restart what must change for a run at ``scale`` with ``settings`` (trace time;
     None: production defaults, and the environment's own where it has them); the names of
     the components restarted. ``fresh`` restarts the autoscaler even when its command line
     stays: a run must not inherit what CA or Karpenter remembers of the previous one (when
     it last scaled up, which nodes have been unneeded since when, backed-off groups,
-    pending consolidation decisions), or repetitions stop being comparable."""
+    pending consolidation decisions), or repetitions stop being comparable. ``held``: the
+    run's clock is held for the autoscaler (core/replay_flags.py)."""
     chosen = (settings or TimerSettings()).with_defaults(environment_timers(name))
     return _apply(name, simtime.plan(scale=scale, settings=chosen),
-                  fresh=(AUTOSCALER, KARPENTER) if fresh else ())
+                  fresh=(AUTOSCALER, KARPENTER) if fresh else (), held=held)
 
 
 def restore(name: str) -> list[str]:
@@ -99,13 +100,14 @@ def restore(name: str) -> list[str]:
     return _apply(name, None)
 
 
-def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) -> list[str]:
+def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = (),
+           held: bool = False) -> list[str]:
     restarted: list[str] = []
     with running(name, wait=LOCK_WAIT_S) as env:
         for record in env.components:
             if not record.argv:
                 continue
-            argv = _wanted(env, record, plan)
+            argv = _wanted(env, record, plan, held=held)
             if argv == record.argv and record.name not in fresh:
                 continue
             if not record.base_argv:
