@@ -198,6 +198,10 @@ def test_cloudprov_starts_with_the_manifests_args_and_rbac(
                     break
             assert serving == health_pb2.HealthCheckResponse.SERVING, \
                 log_path.read_text()[-3000:]
+        # The run ConfigMap is watched by name (a resourceNames rule grants that only with a
+        # metadata.name field selector): no refusal in the log once the watch has started.
+        time.sleep(1.0)
+        assert "the run ConfigMap" not in log_path.read_text(), log_path.read_text()[-3000:]
         deployments = run(kubectl, *admin, "get", "deployments", "-n", groups["namespace"],
                           "-o", "name").split()
         assert sorted(deployments) == sorted(
