@@ -50,7 +50,9 @@ class CurrentRun:
     def __init__(self, *, timing: RunTiming = NO_RUN) -> None:
         self.timing = timing
         self.holds: tuple[Hold, ...] = ()  # the run's recent holds, as published
-        self.holding_since: float | None = None  # the hold in progress began (Unix s)
+        # The hold in progress, (start, expiry) in Unix s: sk-driver ends it by itself at the
+        # expiry should sk-ctrl die mid-hold, and so does this view of it.
+        self.holding_now: Hold | None = None
         self.listeners: list[Callable[[], None]] = []  # told when the holds change
         self._ordinals: dict[tuple[str, str], int] = {}
         self._counts: dict[str, int] = {}
@@ -80,24 +82,25 @@ class CurrentRun:
     @property
     def holding(self) -> bool:
         """The run's clock stands still now: no Node may be created or readied."""
-        return self.holding_since is not None
+        return self.holding_now is not None and time.time() < self.holding_now[1]
 
     def held_since(self, since: float, *, now: float | None = None) -> float:
         """Wall seconds the run's clock was held after Unix time ``since`` (an instance's
         request), the hold in progress up to ``now`` included: how far its deadline moves."""
         held = sum(max(0.0, end - max(start, since)) for start, end in self.holds)
-        if self.holding_since is not None:
-            current = time.time() if now is None else now
-            held += max(0.0, current - max(self.holding_since, since))
+        if self.holding_now is not None:
+            start, expiry = self.holding_now
+            current = min(time.time() if now is None else now, expiry)
+            held += max(0.0, current - max(start, since))
         return held
 
     def update(self, *, timing: RunTiming, holds: tuple[Hold, ...] | None = None,
-               holding_since: float | None = None) -> bool:
+               holding: Hold | None = None) -> bool:
         """Take the ConfigMap's values; True when the run changed (draws start over)."""
-        before = (self.holds, self.holding_since)
+        before = (self.holds, self.holding_now)
         if holds is not None:
             self.holds = holds
-        self.holding_since = holding_since
+        self.holding_now = holding
         changed = timing != self.timing
         if changed:
             self.timing = timing
@@ -106,7 +109,7 @@ class CurrentRun:
             self.holds = holds or ()
             log.info("run in progress", speed=timing.scale.speed, seed=timing.seed,
                      run=timing.run or None)
-        if (self.holds, self.holding_since) != before:
+        if (self.holds, self.holding_now) != before:
             for listener in self.listeners:
                 listener()
         return changed
@@ -115,11 +118,11 @@ class CurrentRun:
         """The ConfigMap's state (None: absent, so no run); a malformed one is kept out."""
         data = (configmap or {}).get("data") or {}
         try:
-            timing, holds, since = read_timescale(data), read_holds(data), read_holding(data)
+            timing, holds, holding = read_timescale(data), read_holds(data), read_holding(data)
         except ValueError as exc:
             log.warning("run ConfigMap is malformed; keeping the last run", error=str(exc))
             return
-        self.update(timing=timing, holds=holds, holding_since=since)
+        self.update(timing=timing, holds=holds, holding=holding)
 
     async def follow(self, *, api: KubeClient, namespace: str) -> None:
         """Keep up with the run ConfigMap in ``namespace`` until cancelled."""

@@ -152,8 +152,10 @@ class Reconciler:
         """Whether ``delay`` seconds of trace time since Unix time ``since`` are still to pass
         on the run's clock; if so, the instance is marked again when they may have."""
         key = (group, name)
-        if self._current.holding:
-            self._held.add(key)  # the hold's end (a ConfigMap change) marks it
+        if self._current.holding and self._current.holding_now is not None:
+            self._held.add(key)  # the hold's end (a ConfigMap change) marks it,
+            # or its expiry, should sk-ctrl die mid-hold and never publish the end.
+            self._wake_later(group, name, self._current.holding_now[1] - time.time())
             return True
         wait = (since + self._current.to_wall(delay) + self._current.held_since(since)
                 - time.time())
@@ -170,13 +172,17 @@ class Reconciler:
 
     def _wake_later(self, group: str, name: str, seconds: float) -> None:
         key = (group, name)
-        if key in self._timers:
-            return
+        loop = asyncio.get_running_loop()
+        timer = self._timers.get(key)
+        if timer is not None:
+            if timer.when() <= loop.time() + seconds:
+                return  # it wakes soon enough, and looks again then
+            timer.cancel()  # a hold's expiry timer, and the hold has ended sooner
 
         def due() -> None:
             self._timers.pop(key, None)
             self.mark(group, name)
-        self._timers[key] = asyncio.get_running_loop().call_later(seconds, due)
+        self._timers[key] = loop.call_later(seconds, due)
 
     def _spawn(self, group: str, name: str, work: Coroutine[Any, Any, None]) -> None:
         key = (group, name)

@@ -16,8 +16,8 @@ all of that is done.
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;
 unreadable metrics mean no hold (warned once per run); and sk-driver ends a hold by itself
-after ``expires_after`` if this process dies mid-hold. Each hold's start goes to
-``on_hold`` and, at its release, its wall-clock interval to ``on_held``: sk-cloudprov
+after ``expires_after`` if this process dies mid-hold. Each hold's start and that expiry go
+to ``on_hold`` and, at its release, its wall-clock interval to ``on_held``: sk-cloudprov
 creates and readies no Node while a hold is on, and moves its provisioning and readiness
 deadlines back by the part of each hold after the instance's request.
 """
@@ -47,7 +47,7 @@ Warn = Callable[[str, str], Awaitable[None]]  # (reason, message): a Warning Eve
 class Holder:
     def __init__(self, *, driver: Driver, run: str, loops: LoopSource, clock: TraceClock,
                  max_hold_s: float, warn: Warn, on_held: Callable[[Hold], None],
-                 on_hold: Callable[[float], None] = lambda _began: None,
+                 on_hold: Callable[[Hold], None] = lambda _hold: None,
                  poll_s: float = POLL_S, max_share: float = MAX_SHARE,
                  monotonic: Callable[[], float] = time.monotonic,
                  wall: Callable[[], float] = time.time,
@@ -108,7 +108,8 @@ class Holder:
             target = await self._target()
         if target is None and not self.awaiting():
             return  # nothing to wait for: judged already, or CA's loops cannot be read
-        expiry = f"{round((self._max_hold_s + EXPIRY_MARGIN_S) * 1000)}ms"
+        bound_s = self._max_hold_s + EXPIRY_MARGIN_S
+        expiry = f"{round(bound_s * 1000)}ms"
         began = self._wall()
         try:
             progress = await self._driver.hold(self._run, expires_after=expiry)
@@ -116,7 +117,7 @@ class Holder:
             log.info("hold refused", run=self._run, error=exc.message)
             return
         self._report(progress)
-        self._on_hold(began)
+        self._on_hold((began, began + bound_s))
         self.holds += 1
         deadline = self._monotonic() + self._max_hold_s
         try:

@@ -59,17 +59,17 @@ class HeldPublisher:
     def __init__(self, *, kube: KubeClient, namespace: str) -> None:
         self._kube, self._namespace = kube, namespace
         self._holds: list[Hold] = []
-        self._since: float | None = None  # when the hold in progress began
+        self._holding: Hold | None = None  # the hold in progress: began, expires
         self._wake = asyncio.Event()
 
-    def began(self, since: float) -> None:
-        self._since = since
+    def began(self, hold: Hold) -> None:
+        self._holding = hold
         self._wake.set()
 
     def update(self, hold: Hold) -> None:
         self._holds = [h for h in self._holds if h[1] >= hold[1] - KEEP_S][-(KEEP_HOLDS - 1):]
         self._holds.append(hold)
-        self._since = None
+        self._holding = None
         self._wake.set()
 
     async def run(self) -> None:
@@ -79,7 +79,7 @@ class HeldPublisher:
             self._wake.clear()
             try:
                 await merge_patch(self._kube, path, {
-                    "data": holds_data(self._holds, holding_since=self._since)})
+                    "data": holds_data(self._holds, holding=self._holding)})
             except ApiError as exc:  # 404: no sk-cloudprov here; else the next hold retries
                 log.debug("holds not published", error=str(exc))
             await asyncio.sleep(PUBLISH_INTERVAL_S)
@@ -102,7 +102,7 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
     holder = Holder(driver=ctx.deps.driver, run=run, loops=ctx.deps.loops, clock=ctx.clock,
                     max_hold_s=spec.max_hold_s, warn=warn,
                     on_held=publisher.update if publisher else lambda _hold: None,
-                    on_hold=publisher.began if publisher else lambda _began: None)
+                    on_hold=publisher.began if publisher else lambda _hold: None)
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
                                on_new=holder.trigger, on_created=holder.pod_created)
     holder.awaiting = watch.awaiting

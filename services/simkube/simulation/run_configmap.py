@@ -35,7 +35,8 @@ class RunKey(StrEnum):
     # a hold waits for) must not count the part of it that came before. sk-ctrl merge-patches
     # it after each hold.
     HOLDS = "holds"
-    # When the hold in progress began (Unix ms), "" when the clock runs. Published as the hold
+    # The hold in progress as "start-expiry" (Unix ms; the expiry is when sk-driver ends it by
+    # itself, should sk-ctrl die mid-hold), "" when the clock runs. Published as the hold
     # starts, so sk-cloudprov creates no Node and readies none while the clock stands still
     # (a deadline that passes mid-hold waits for its end, then moves back by the hold).
     HOLDING = "holding"
@@ -76,23 +77,30 @@ def read_timescale(data: Mapping[str, Any]) -> RunTiming:
 Hold = tuple[float, float]  # (start, end), Unix seconds of the wall clock
 
 
-def holds_data(holds: Sequence[Hold], *, holding_since: float | None = None) -> dict[str, str]:
-    """The ConfigMap's ``data`` entries for ``holds`` and the hold in progress, if any (a
-    merge patch leaves the rest)."""
-    return {RunKey.HOLDS: ",".join(f"{round(start * 1000)}-{round(end * 1000)}"
-                                   for start, end in holds),
-            RunKey.HOLDING: "" if holding_since is None else str(round(holding_since * 1000))}
+def _interval(hold: Hold) -> str:
+    return f"{round(hold[0] * 1000)}-{round(hold[1] * 1000)}"
 
 
-def read_holding(data: Mapping[str, Any]) -> float | None:
-    """When the hold in progress began (Unix seconds), None when none is; ``ValueError``
-    naming the key when it is not a whole number of ms."""
+def holds_data(holds: Sequence[Hold], *, holding: Hold | None = None) -> dict[str, str]:
+    """The ConfigMap's ``data`` entries for ``holds`` and the hold in progress (start,
+    expiry), if any (a merge patch leaves the rest)."""
+    return {RunKey.HOLDS: ",".join(_interval(hold) for hold in holds),
+            RunKey.HOLDING: "" if holding is None else _interval(holding)}
+
+
+def _parse(entry: str, key: str) -> Hold:
+    start, dash, end = entry.partition("-")
+    if not (dash and start.isdigit() and end.isdigit()) or int(end) < int(start):
+        raise ValueError(f"{key} entry {entry!r} is not 'start-end' in Unix ms "
+                         "with the end not before the start")
+    return int(start) / 1000, int(end) / 1000
+
+
+def read_holding(data: Mapping[str, Any]) -> Hold | None:
+    """The hold in progress (start, expiry; Unix seconds), None when none is; ``ValueError``
+    naming the key when it is not two whole numbers of ms."""
     text = str(data.get(RunKey.HOLDING) or "").strip()
-    if not text:
-        return None
-    if not text.isdigit():
-        raise ValueError(f"{RunKey.HOLDING} {text!r} is not a Unix time in whole ms")
-    return int(text) / 1000
+    return _parse(text, RunKey.HOLDING) if text else None
 
 
 def read_holds(data: Mapping[str, Any]) -> tuple[Hold, ...]:
@@ -101,9 +109,5 @@ def read_holds(data: Mapping[str, Any]) -> tuple[Hold, ...]:
     text = str(data.get(RunKey.HOLDS) or "").strip()
     holds: list[Hold] = []
     for entry in filter(None, (part.strip() for part in text.split(","))):
-        start, dash, end = entry.partition("-")
-        if not (dash and start.isdigit() and end.isdigit()) or int(end) < int(start):
-            raise ValueError(f"{RunKey.HOLDS} entry {entry!r} is not 'start-end' in Unix ms "
-                             "with the end not before the start")
-        holds.append((int(start) / 1000, int(end) / 1000))
+        holds.append(_parse(entry, RunKey.HOLDS))
     return tuple(holds)

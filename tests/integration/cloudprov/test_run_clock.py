@@ -38,7 +38,7 @@ async def test_no_node_comes_or_turns_ready_during_a_hold(harness: Harness) -> N
     await harness.api.request("POST", CONFIG_MAPS.path(namespace=harness.namespace), body={
         "metadata": {"name": RUN_CONFIGMAP},
         "data": {RunKey.SPEED: "1.0", RunKey.SEED: "1", RunKey.RUN: "held-r1",
-                 RunKey.HOLDING: str(round(began * 1000))}})
+                 RunKey.HOLDING: f"{round(began * 1000)}-{round((began + 60) * 1000)}"}})
     await asyncio.sleep(0.5)  # the watch has it
     await harness.stub.NodeGroupIncreaseSize(pb.NodeGroupIncreaseSizeRequest(id=group, delta=1))
     await asyncio.sleep(2.0)  # no delay to wait for, but the run's clock stands still

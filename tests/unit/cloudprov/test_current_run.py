@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from simkube.cloudprov.current_run import CurrentRun
@@ -68,7 +70,8 @@ def test_the_hold_in_progress_counts_up_to_now_and_listeners_hear_of_changes() -
     current = CurrentRun(timing=RunTiming(run="r1"))
     heard: list[bool] = []
     current.listeners.append(lambda: heard.append(current.holding))
-    current.update(timing=RunTiming(run="r1"), holds=((100.0, 100.5),), holding_since=104.0)
+    soon = time.time() + 60  # the hold's expiry
+    current.update(timing=RunTiming(run="r1"), holds=((100.0, 100.5),), holding=(104.0, soon))
     assert current.holding
     assert current.held_since(99.0, now=105.0) == pytest.approx(1.5)
     assert current.held_since(104.5, now=105.0) == pytest.approx(0.5)
@@ -81,7 +84,8 @@ def test_the_hold_in_progress_counts_up_to_now_and_listeners_hear_of_changes() -
 
 def test_a_malformed_configmap_keeps_the_last_run_and_an_absent_one_means_none() -> None:
     current = CurrentRun()
-    current._take({"data": {"speed": "10", "seed": "3", "run": "r1", "holding": "1000"}})
+    current._take({"data": {"speed": "10", "seed": "3", "run": "r1",
+                            "holding": f"1000-{round((time.time() + 60) * 1000)}"}})
     assert (current.scale.speed, current.timing.seed, current.holding) == (10.0, 3, True)
     current._take({"data": {"speed": "10", "seed": "3", "run": "r1", "holding": "soon"}})
     assert current.holding
@@ -89,3 +93,11 @@ def test_a_malformed_configmap_keeps_the_last_run_and_an_absent_one_means_none()
     current._take(None)
     assert current.timing.run == ""
     assert not current.holding
+
+
+def test_a_hold_whose_end_never_came_ends_at_its_expiry() -> None:
+    """sk-ctrl died mid-hold: sk-driver ended the hold at the expiry, and so does this view."""
+    current = CurrentRun(timing=RunTiming(run="r1"))
+    current.update(timing=RunTiming(run="r1"), holding=(100.0, 104.0))
+    assert not current.holding  # 104 s after the epoch is long past
+    assert current.held_since(99.0, now=200.0) == pytest.approx(4.0)

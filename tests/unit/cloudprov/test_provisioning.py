@@ -184,7 +184,7 @@ async def test_no_node_is_created_or_readied_while_the_clock_is_held(
     assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
     cluster.pod("small", "extra")
     requested = time.time()
-    current.update(timing=current.timing, holding_since=requested + 0.1)
+    current.update(timing=current.timing, holding=(requested + 0.1, requested + 60))
     await asyncio.sleep(0.8)  # the 400 ms delay passes in wall time, but not on the clock
     assert "extra" not in state.nodes
     ended = time.time()
@@ -198,7 +198,7 @@ async def test_no_node_is_created_or_readied_while_the_clock_is_held(
     created = state.nodes["extra"].created
     await asyncio.sleep(1.0)
     held_from = time.time()
-    current.update(timing=current.timing, holds=current.holds, holding_since=held_from)
+    current.update(timing=current.timing, holds=current.holds, holding=(held_from, held_from + 60))
     await asyncio.sleep(0.5)
     current.update(timing=current.timing, holds=(*current.holds, (held_from, time.time())))
 
@@ -207,3 +207,18 @@ async def test_no_node_is_created_or_readied_while_the_clock_is_held(
         return bool(node["metadata"]["annotations"]["simkube.dev/ready-after"] == READY_NOW)
     assert await cluster.index.wait_until(told, timeout=3)
     assert time.time() - created >= 2.45
+
+
+async def test_a_hold_that_never_ends_stops_delaying_nodes_at_its_expiry(
+        on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
+    cluster, current = on_a_run
+    state = cluster.index.groups["small"]
+    cluster.pod("small", "base")
+    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    began = time.time()
+    current.update(timing=current.timing, holding=(began, began + 0.6))  # sk-ctrl then died
+    cluster.pod("small", "extra")
+    # Due 400 ms after the request plus the 0.6 s held: about a second, with no end published.
+    assert not await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.7)
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=2)
+    assert time.time() - began >= 0.95

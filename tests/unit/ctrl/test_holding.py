@@ -26,7 +26,7 @@ class Setup:
         self.clock = TraceClock(scale=TimeScale(20))
         self.warnings: list[tuple[str, str]] = []
         self.published: list[tuple[float, float]] = []
-        self.began: list[float] = []
+        self.began: list[tuple[float, float]] = []
 
         async def warn(reason: str, message: str) -> None:
             self.warnings.append((reason, message))
@@ -66,7 +66,8 @@ async def test_a_hold_lasts_until_a_loop_that_started_after_the_trigger_has_fini
     assert setup.holder.capped == 0
     # The hold's wall-clock interval goes to sk-cloudprov, as long as the driver held.
     [(began, ended)] = setup.published
-    assert setup.began == [began]  # its start went out as the hold began
+    # Its start went out as the hold began, with the driver's own expiry (max hold + 3 s).
+    assert setup.began == [(began, pytest.approx(began + 4.0))]
     assert ended - began == pytest.approx(setup.holder.held_s, abs=0.05)
     assert setup.driver.expiries == ["4000ms"]  # max_hold + the driver's margin
     assert setup.warnings == []

@@ -83,14 +83,14 @@ async def test_a_hold_in_progress_is_published_at_once_and_cleared_by_its_end() 
     api = FakeApi()
     publisher = HeldPublisher(kube=api, namespace="sk")  # type: ignore[arg-type]
     task = asyncio.create_task(publisher.run())
-    publisher.began(20.0)
+    publisher.began((20.0, 27.0))
     await asyncio.sleep(0.01)
     publisher.update((20.0, 20.75))
     await asyncio.sleep(0.1)
     task.cancel()
     path = CONFIG_MAPS.path(namespace="sk", name=RUN_CONFIGMAP)
     assert api.sent("PATCH", path) == [
-        {"data": {RunKey.HOLDS: "", RunKey.HOLDING: "20000"}},
+        {"data": {RunKey.HOLDS: "", RunKey.HOLDING: "20000-27000"}},
         {"data": {RunKey.HOLDS: "20000-20750", RunKey.HOLDING: ""}}]
 
 

@@ -46,12 +46,12 @@ def test_holds_cross_as_intervals_in_ms_and_are_checked() -> None:
             read_holds({RunKey.HOLDS: bad})
 
 
-def test_the_hold_in_progress_crosses_as_its_start_and_is_checked() -> None:
-    data = holds_data([], holding_since=103.25)
-    assert data == {RunKey.HOLDS: "", RunKey.HOLDING: "103250"}
-    assert read_holding(data) == 103.25
+def test_the_hold_in_progress_crosses_as_its_start_and_expiry_and_is_checked() -> None:
+    data = holds_data([], holding=(103.25, 107.25))
+    assert data == {RunKey.HOLDS: "", RunKey.HOLDING: "103250-107250"}
+    assert read_holding(data) == (103.25, 107.25)
     assert read_holding(holds_data([(1.0, 2.0)])) is None
     assert read_holding({}) is None
-    for bad in ("soon", "-5", "1.5"):
-        with pytest.raises(ValueError, match=r"holding '.*' is not a Unix time"):
+    for bad in ("soon", "5-3", "1500", "1.5-2"):
+        with pytest.raises(ValueError, match="holding entry"):
             read_holding({RunKey.HOLDING: bad})
