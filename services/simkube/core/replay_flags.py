@@ -11,14 +11,11 @@ at yet as unschedulable, and there are none).
 
 At speed 1 the wait is production's, and it does more than delay: it lets a burst of pods
 arrive before CA plans, so the burst gets one plan (``large 1->3``) instead of one node per
-loop as the pods turn unschedulable one by one, and the plan comes one scan interval after
-the pods went pending (10.25 s measured). So ``env up``'s CA and the fidelity benchmark's
-ground truth keep it. A run faster than real time that holds its clock for CA keeps it too:
-the holder holds through the wait and lets CA's next loop come one scan interval of trace
-time later, as production's does (ctrl/age_wait.py). Only a run faster than real time that
-does not hold bypasses it, losing that scan interval rather than waiting 2·*s* seconds of
-trace. Below speed 1 the wait cannot be lengthened; it stays, shorter in trace time than
-production's.
+loop as the pods turn unschedulable one by one. So ``env up``'s CA and the fidelity
+benchmark's ground truth keep it, and only runs faster than real time bypass it; there the
+run's clock is held while the scheduler and CA react (ctrl/holding.py), so the plans CA makes
+one pod at a time all fall at the burst's trace time. Below speed 1 the wait cannot be
+lengthened; it stays, shorter in trace time than production's.
 """
 
 from __future__ import annotations
@@ -42,11 +39,10 @@ def _value(argv: Sequence[str], flag: str) -> str:
     return found
 
 
-def replay_flags(*, scale: TimeScale, argv: Sequence[str], held: bool = False) -> dict[str, str]:
-    """Flags to put on CA's command line ``argv`` for a run at ``scale`` (name → value);
-    ``held``: the run's clock is held for CA, which then keeps the wait in trace time."""
-    if not scale.faster_than_real_time or held or _value(argv, BYPASSED_FLAG):
-        return {}  # production's wait kept; or a user's bypass already removes it
+def replay_flags(*, scale: TimeScale, argv: Sequence[str]) -> dict[str, str]:
+    """Flags to put on CA's command line ``argv`` for a run at ``scale`` (name → value)."""
+    if not scale.faster_than_real_time or _value(argv, BYPASSED_FLAG):
+        return {}  # real time keeps production's wait; a user's bypass already removes it
     flags = {BYPASSED_FLAG: BYPASSED_SCHEDULER}
     allowed = _value(argv, ALLOWED_FLAG)
     if allowed:

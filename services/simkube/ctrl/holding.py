@@ -8,10 +8,7 @@ once a loop that started after that has finished: CA has seen the pod and asked 
 Triggers during a hold extend it to a loop after the newest one. The scheduler's verdict
 before that is wall time too (a tenth of a second is 2 s of trace at speed 20), so a pod the
 replay creates holds the clock until the scheduler has ruled on it (``awaiting``); if it rules
-"unschedulable", the hold goes on until CA's loop, as above, and then, when CA waits for the
-pods to age (``scan_s`` set: the run keeps CA's pod-age wait, age_wait.py), until a loop
-ends whose successor, one scan interval of trace time later, sees them old. A hold ends when
-all of that is done.
+"unschedulable", the hold goes on until CA's loop, as above. A hold ends when both are done.
 
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;
@@ -29,7 +26,6 @@ import time
 from collections.abc import Awaitable, Callable
 
 from simkube.core.logs import get_logger
-from simkube.ctrl.age_wait import wait_out_age
 from simkube.ctrl.autoscaler_loops import LoopSource, LoopsUnavailableError
 from simkube.ctrl.driving import Driver, DriverError, clock_running
 from simkube.gen.simkube.driver.v1 import driver_pb2
@@ -60,18 +56,11 @@ class Holder:
         self._triggered = asyncio.Event()
         self._loop_wanted = False  # a pod turned unschedulable since the last target
         self.awaiting = awaiting  # pods of the run without the scheduler's verdict (settable)
-        # CA's pod-age wait (settable): when the pods turned unschedulable are old in its
-        # eyes, that the next loop has seen them, and its scan interval in wall s (None: the
-        # run bypasses the wait, so there is none to hold through).
-        self.young_until: Callable[[], float | None] = lambda: None
-        self.settled: Callable[[], None] = lambda: None
-        self.scan_s: float | None = None
         self._warned: set[str] = set()
         self._started = monotonic()
         self.held_s = 0.0  # the driver's held_ms at the last release
         self.holds = 0
         self.capped = 0  # holds that ended at max_hold_s
-        self._waited_for_loop = False  # the current hold waited for a CA loop
 
     def trigger(self) -> None:
         """A pod newly unschedulable: hold until a CA loop that saw it has finished."""
@@ -119,27 +108,19 @@ class Holder:
         self._report(progress)
         self._on_hold((began, began + bound_s))
         self.holds += 1
-        deadline = self._monotonic() + self._max_hold_s
         try:
-            reached = await self._wait_for(target, deadline=deadline)
-            if reached and self._waited_for_loop and self.scan_s is not None:
-                reached = await wait_out_age(
-                    young_until=self.young_until, loops=self._loops, scan_s=self.scan_s,
-                    wall=self._wall, monotonic=self._monotonic, deadline=deadline,
-                    poll_s=self._poll_s)
+            reached = await self._wait_for(target)
         finally:
-            if self._waited_for_loop:
-                self.settled()
             await self._release(began=began)
         if not reached:
             self.capped += 1
             await self._warn_once("AutoscalerSlow", f"Cluster Autoscaler did not finish a loop "
                                   f"within {self._max_hold_s:g}s of a hold; holds stop there")
 
-    async def _wait_for(self, target: int | None, *, deadline: float) -> bool:
+    async def _wait_for(self, target: int | None) -> bool:
         """Until every pod has the scheduler's verdict and CA has finished loop ``target``
-        (True), or ``deadline`` has passed."""
-        self._waited_for_loop = target is not None
+        (True), or the hold's bound has passed."""
+        deadline = self._monotonic() + self._max_hold_s
         last = -1
         while self._monotonic() < deadline:
             self._triggered.clear()  # what triggers now is waited for here
@@ -147,7 +128,6 @@ class Holder:
                 self._loop_wanted = False
                 newer = await self._target()
                 target = newer if target is None else max(target, newer or target)
-                self._waited_for_loop = self._waited_for_loop or target is not None
             if target is not None:
                 try:
                     counts = await self._loops.read()

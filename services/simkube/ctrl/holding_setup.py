@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator
 from simkube.cloudprov.config import CloudConfig
 from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient, merge_patch
 from simkube.core.logs import get_logger
-from simkube.core.simtime import plan
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.holding import Holder
 from simkube.ctrl.unschedulable import UnschedulableWatch
@@ -34,7 +33,6 @@ PUBLISH_INTERVAL_S = 0.05
 # delay a run faster than real time waits in wall time), at most KEEP_HOLDS of them.
 KEEP_S = 600.0
 KEEP_HOLDS = 200
-SCAN_INTERVAL = "clusterAutoscaler.scan-interval"  # the timer key
 
 
 def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, str]:
@@ -49,7 +47,7 @@ def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, 
         return False, ("off: sk-ctrl has no --autoscaler-metrics-url (no Cluster Autoscaler, "
                        "or Karpenter, which counts no loops)")
     return True, (f"on: each unschedulable pod holds the clock until Cluster Autoscaler "
-                  f"finishes a loop and its pod-age wait, at most {spec.max_hold_s:g}s")
+                  f"finishes a loop, at most {spec.max_hold_s:g}s")
 
 
 class HeldPublisher:
@@ -106,9 +104,6 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
                                on_new=holder.trigger, on_created=holder.pod_created)
     holder.awaiting = watch.awaiting
-    # The run keeps CA's pod-age wait (core/replay_flags.py): hold through it, in trace time.
-    holder.young_until, holder.settled = watch.young_until, watch.settled
-    holder.scan_s = plan(scale=spec.scale, settings=spec.timers).wall_ms(SCAN_INTERVAL) / 1000
     tasks = [asyncio.create_task(watch.run()), asyncio.create_task(holder.run())]
     if publisher is not None:
         tasks.append(asyncio.create_task(publisher.run()))

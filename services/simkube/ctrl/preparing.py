@@ -12,7 +12,6 @@ from __future__ import annotations
 from simkube.cloudprov.config import CloudConfig
 from simkube.ctrl import nodegroups
 from simkube.ctrl.context import SimulationContext
-from simkube.ctrl.holding_setup import holding_status
 from simkube.ctrl.retrying import SimulationFailedError
 from simkube.ctrl.timing import prepare_timers, restore_timers
 from simkube.simulation.spec import SimulationSpec
@@ -32,9 +31,8 @@ async def node_groups(ctx: SimulationContext, spec: SimulationSpec) -> CloudConf
 async def prepare(ctx: SimulationContext, *, spec: SimulationSpec, config: CloudConfig | None,
                   number: int, name: str) -> None:
     """Run ``number`` (driver run ``name``): timers in place and in status, groups reset."""
-    held, _ = holding_status(ctx, spec)
     timers = await prepare_timers(ctx.deps.kube, target=ctx.deps.timer_target, spec=spec,
-                                  config=config, run=name, held=held)
+                                  config=config, run=name)
     await ctx.writer.write(timers=timers.status)
     for warning in timers.warnings:
         await ctx.emit("TimerFloored", f"run {number}: {warning}", warning=True)

@@ -57,10 +57,8 @@ class TimerTarget(Protocol):
         """Timers the target's own set-up chose (trace time), for the catalogue's
         ``from_environment`` ones a Simulation leaves unset."""
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    held: bool = False) -> None:
-        """Timers for run ``run``; the autoscaler starts afresh for every run. ``held``: the
-        run's clock is held for the autoscaler (core/replay_flags.py)."""
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
+        """Timers for run ``run``; the autoscaler starts afresh for every run."""
 
     async def restore(self) -> None: ...
 
@@ -80,13 +78,12 @@ class LocalEnvironment:
     async def environment_timers(self) -> dict[str, int]:
         return await asyncio.to_thread(retiming.environment_timers, self.name)
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    held: bool = False) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         # Not at construction: sk-ctrl starts inside 'env up', which holds the state's lock.
         autoscaler = await asyncio.to_thread(retiming.autoscaler_of, self.name)
         self.description = self._describe(autoscaler or "no autoscaler")
         await asyncio.to_thread(retiming.retime, self.name, scale=scale, settings=settings,
-                                fresh=True, held=held)
+                                fresh=True)
 
     async def restore(self) -> None:
         await asyncio.to_thread(retiming.restore, self.name)
@@ -106,11 +103,10 @@ class AutoscalerDeployment:
     async def environment_timers(self) -> dict[str, int]:
         return {}  # CA's own args are replaced by the run's, as in a local environment
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    held: bool = False) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         flags = plan(scale=scale, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
         await self._set(lambda base: with_flags(
-            base, flags={**flags, **replay_flags(scale=scale, argv=base, held=held)}), run=run)
+            base, flags={**flags, **replay_flags(scale=scale, argv=base)}), run=run)
 
     async def restore(self) -> None:
         await self._set(None, run=None)
@@ -194,7 +190,7 @@ class RunTimers:
 
 async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
                          spec: SimulationSpec, config: CloudConfig | None,
-                         run: str, held: bool = False) -> RunTimers:
+                         run: str) -> RunTimers:
     """Everything timed for run ``run`` of ``spec`` at its speed; what it became, recorded."""
     # The environment's own values where the Simulation sets none, so the status shows what
     # the run really gets (Karpenter's consolidateAfter from env up), then a replay's own
@@ -206,7 +202,7 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
         await publish(kube, namespace=config.namespace,
                       timing=RunTiming(scale=spec.scale, seed=spec.seed, run=run))
     if target is not None:
-        await target.apply(scale=spec.scale, settings=settings, run=run, held=held)
+        await target.apply(scale=spec.scale, settings=settings, run=run)
     applied = target.description if target else NOT_APPLIED
     warnings = tuple(timer.describe() for timer in scaled.distorted())
     if target is None and spec.scale != REAL_TIME:

@@ -65,13 +65,13 @@ def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan) -> li
 
 
 def _wanted(env: state.EnvState, record: state.ComponentRecord,
-            plan: TimerPlan | None, *, held: bool = False) -> list[str]:
+            plan: TimerPlan | None) -> list[str]:
     base = record.base_argv or record.argv
     if plan is None:
         return base
     if record.name == AUTOSCALER:
         return with_flags(base, flags={**plan.flags(Component.CLUSTER_AUTOSCALER),
-                                       **replay_flags(scale=plan.scale, argv=base, held=held)})
+                                       **replay_flags(scale=plan.scale, argv=base)})
     if record.name == KARPENTER:
         return run_argv(base, plan=plan, skip=NODEPOOL_TIMERS)
     if record.name in FLAG_TIMERS:
@@ -82,17 +82,16 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
 
 
 def retime(name: str, *, scale: TimeScale, settings: TimerSettings | None = None,
-           fresh: bool = False, held: bool = False) -> list[str]:
+           fresh: bool = False) -> list[str]:
     """Restart what must change for a run at ``scale`` with ``settings`` (trace time;
     None: production defaults, and the environment's own where it has them); the names of
     the components restarted. ``fresh`` restarts the autoscaler even when its command line
     stays: a run must not inherit what CA or Karpenter remembers of the previous one (when
     it last scaled up, which nodes have been unneeded since when, backed-off groups,
-    pending consolidation decisions), or repetitions stop being comparable. ``held``: the
-    run's clock is held for the autoscaler (core/replay_flags.py)."""
+    pending consolidation decisions), or repetitions stop being comparable."""
     chosen = (settings or TimerSettings()).with_defaults(environment_timers(name))
     return _apply(name, simtime.plan(scale=scale, settings=chosen),
-                  fresh=(AUTOSCALER, KARPENTER) if fresh else (), held=held)
+                  fresh=(AUTOSCALER, KARPENTER) if fresh else ())
 
 
 def restore(name: str) -> list[str]:
@@ -100,14 +99,13 @@ def restore(name: str) -> list[str]:
     return _apply(name, None)
 
 
-def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = (),
-           held: bool = False) -> list[str]:
+def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) -> list[str]:
     restarted: list[str] = []
     with running(name, wait=LOCK_WAIT_S) as env:
         for record in env.components:
             if not record.argv:
                 continue
-            argv = _wanted(env, record, plan, held=held)
+            argv = _wanted(env, record, plan)
             if argv == record.argv and record.name not in fresh:
                 continue
             if not record.base_argv:

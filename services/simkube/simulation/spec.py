@@ -32,9 +32,7 @@ __all__ = ["MAX_PREFIX", "MAX_REPETITIONS", "HpaMode", "SimulationSpec", "SpecEr
 
 MAX_PREFIX = 40  # room for "-<namespace>" within a 63-character namespace name
 MAX_REPETITIONS = 100
-# spec.clock.maxHold: wall seconds one hold may last at most. A hold through CA's pod-age
-# wait lasts up to its 2 s, one scan and a loop (ctrl/age_wait.py).
-DEFAULT_MAX_HOLD_S = 4.0
+DEFAULT_MAX_HOLD_S = 2.0  # spec.clock.maxHold: wall seconds one hold may last at most
 MAX_MAX_HOLD_S = 60.0  # a longer bound would let a stuck autoscaler stall a run
 
 

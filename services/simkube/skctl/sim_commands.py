@@ -77,7 +77,7 @@ class SimulationFailedError(SimkubeError):
               help="Hold the trace clock while Cluster Autoscaler reacts to unschedulable "
                    "pods [default: hold] (docs/simulated-time.md).")
 @click.option("--max-hold", metavar="DURATION",
-              help="Wall time one hold lasts at most [default: 4s].")
+              help="Wall time one hold lasts at most [default: 2s].")
 @click.option("--hpa", type=click.Choice(["active", "removed"]),
               help="The trace's HPAs act (active), or are left out so workloads keep their "
                    "recorded replicas (removed) [default: active].")

@@ -56,19 +56,14 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         assert "--scan-interval=2000ms" in args
         assert "--scale-down-unneeded-time=60000ms" in args
         assert "--scan-interval=2s" not in args
-        # Faster than real time and not held: CA's fixed 2 s pod-age buffer is bypassed
-        # (core.replay_flags).
+        # Faster than real time: CA's fixed 2 s pod-age buffer is bypassed (core.replay_flags).
         assert f"--bypassed-scheduler-names={BYPASSED_SCHEDULER}" in args
         # The run's value takes its namesake's place (core.flags.with_flags); the rest stay.
         assert args[:3] == ["--cloud-provider=externalgrpc", "--scan-interval=2000ms", "--v=2"]
         assert json.loads(found["metadata"]["annotations"][BASE_ARGS_ANNOTATION]) == ARGS
         assert found["status"]["availableReplicas"] == 1  # the rollout was waited for
-        await target.apply(scale=TimeScale(20), settings=settings, run="s-r2",  # from the originals
-                           held=True)
+        await target.apply(scale=TimeScale(20), settings=settings, run="s-r2")  # from the originals
         again = await api.request("GET", f"{path}/cluster-autoscaler")
-        # A held run keeps the wait: the holder moves it out of trace time (ctrl/age_wait.py).
-        assert not any(arg.startswith("--bypassed-scheduler-names")
-                       for arg in again["spec"]["template"]["spec"]["containers"][0]["args"])
         # A new run rolls CA out afresh even with the same args: nothing remembered.
         assert again["spec"]["template"]["metadata"]["annotations"][RUN_ANNOTATION] == "s-r2"
         assert json.loads(again["metadata"]["annotations"][BASE_ARGS_ANNOTATION]) == ARGS

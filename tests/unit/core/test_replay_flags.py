@@ -29,7 +29,3 @@ def test_allowed_schedulers_are_extended_or_ca_refuses_to_start() -> None:
 def test_a_users_own_bypass_is_left_alone() -> None:
     argv = [*BASE, "--bypassed-scheduler-names=volcano"]
     assert replay_flags(scale=parse_speed(10, field="speed"), argv=argv) == {}
-
-
-def test_a_run_that_holds_its_clock_keeps_the_wait() -> None:
-    assert replay_flags(scale=parse_speed(20, field="speed"), argv=BASE, held=True) == {}

@@ -38,8 +38,7 @@ class Target:
     async def environment_timers(self) -> dict[str, int]:
         return {}
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    held: bool = False) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         self.applied.append((scale.speed, run))
 
     async def restore(self) -> None:

@@ -26,8 +26,7 @@ class FakeTarget:
     async def environment_timers(self) -> dict[str, int]:
         return self.own
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    held: bool = False) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         self.applied.append(settings)
 
     async def restore(self) -> None:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from simkube.ctrl.age_wait import AGE_BUFFER_S
 from simkube.ctrl.unschedulable import UNBOUND_PENDING, UnschedulableWatch, unschedulable
 from tests.support.fake_api import FakeApi
 
@@ -73,22 +71,3 @@ def test_pods_without_a_verdict_are_awaited_until_the_scheduler_rules() -> None:
     assert len(created) == 3
     assert watch.awaiting()
     assert len(unschedulable_now) == 1
-
-
-def test_young_until_is_the_oldest_newly_unschedulable_pods_creation_plus_cas_buffer() -> None:
-    watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
-                               on_new=lambda: None)
-    assert watch.young_until() is None
-    older, newer = pod("a"), pod("b")
-    older["metadata"]["creationTimestamp"] = "2026-11-26T10:00:05Z"
-    newer["metadata"]["creationTimestamp"] = "2026-11-26T10:00:07Z"
-    watch._changed("MODIFIED", newer)
-    watch._changed("MODIFIED", older)
-    created = datetime(2026, 11, 26, 10, 0, 5, tzinfo=UTC).timestamp()
-    assert watch.young_until() == created + AGE_BUFFER_S  # CA judges by the oldest
-    watch._changed("DELETED", older)  # bound: CA no longer sees it
-    assert watch.young_until() == created + 2 + AGE_BUFFER_S
-    watch.settled()  # CA had its loop: the next pods start a new wait
-    assert watch.young_until() is None
-    watch._changed("MODIFIED", newer)  # not new: it stays unschedulable, no new wait
-    assert watch.young_until() is None

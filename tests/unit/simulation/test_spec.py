@@ -26,7 +26,7 @@ def test_defaults() -> None:
     assert parsed.reset_node_groups is True
     assert parsed.paused is False
     assert parsed.hold_for_autoscaler is True
-    assert parsed.max_hold_s == 4.0
+    assert parsed.max_hold_s == 2.0
 
 
 def test_the_clock_section_turns_holding_off_and_bounds_a_hold() -> None:

@@ -74,7 +74,7 @@ def test_simulations_take_the_defaults_field_by_field(helm: Helm) -> None:
     specs = {o["metadata"]["name"]: o["spec"] for o in objects if o["kind"] == "Simulation"}
     assert specs["first"] == {"speed": 10, "repetitions": 1, "namespacePrefix": "virtual",
                               "trace": {"path": "/traces/trace.sktrace"},
-                              "clock": {"holdForAutoscaler": True, "maxHold": "4s"}}
+                              "clock": {"holdForAutoscaler": True, "maxHold": "2s"}}
     assert specs["repeated"]["repetitions"] == 3
     assert specs["repeated"]["clock"] == {"holdForAutoscaler": False}
 
