@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 
@@ -75,17 +76,26 @@ def test_capacity_counts_the_nodes_already_there() -> None:
     assert Provisioning().allows(10_000)
 
 
-@pytest.fixture
-async def timed() -> AsyncIterator[tuple[FakeCluster, CloudConfig]]:
+@contextlib.asynccontextmanager
+async def reconciling(current: CurrentRun) -> AsyncIterator[tuple[FakeCluster, CloudConfig]]:
+    """A reconciler over the TIMED groups (no replicas yet), on ``current``'s run."""
     config = make_config(TIMED)
     cluster = FakeCluster(ClusterIndex(groups=config.groups))
     for group in config.groups:
         cluster.deployment(config, group, 0)
     task = asyncio.create_task(Reconciler(api=cluster, index=cluster.index, config=config,
-                                          retry=0.05).run())
-    yield cluster, config
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
+                                          current=current, retry=0.05).run())
+    try:
+        yield cluster, config
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+@pytest.fixture
+async def timed() -> AsyncIterator[tuple[FakeCluster, CloudConfig]]:
+    async with reconciling(CurrentRun()) as setup:
+        yield setup
 
 
 async def test_the_baseline_comes_at_once_and_more_waits_for_the_delay(
@@ -149,16 +159,9 @@ async def test_instances_beyond_capacity_fail_as_stockouts(
 
 @pytest.fixture
 async def on_a_run() -> AsyncIterator[tuple[FakeCluster, CurrentRun]]:
-    config = make_config(TIMED)
-    cluster = FakeCluster(ClusterIndex(groups=config.groups))
-    for group in config.groups:
-        cluster.deployment(config, group, 0)
     current = CurrentRun(timing=RunTiming(run="shop-r1"))
-    task = asyncio.create_task(Reconciler(api=cluster, index=cluster.index, config=config,
-                                          current=current, retry=0.05).run())
-    yield cluster, current
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
+    async with reconciling(current) as (cluster, _):
+        yield cluster, current
 
 
 async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back(
