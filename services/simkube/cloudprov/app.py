@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Kind
@@ -92,9 +93,10 @@ class CloudProvider:
         await self._synced(watches)
         # The reconciler's first pass creates missing group Deployments (at minSize).
         current = CurrentRun()
+        age_waits = AgeWaits(current=current)
         self._spawn(current.follow(api=self.api, namespace=ns))
         self._spawn(Reconciler(api=self.api, index=index, config=config,
-                               current=current).run())
+                               current=current, age_waits=age_waits).run())
         await self._deployments()
         for group, state in index.groups.items():
             spec = config.groups[group]
@@ -108,7 +110,8 @@ class CloudProvider:
                             "that is not Ready yet as unready instead of upcoming, and may scale "
                             "up again during readyAfter (docs/cloudprov.md)", group=group,
                             ready_after=spec.provisioning.ready_after)
-        self._scaler = scaler = Scaler(api=self.api, index=index, config=config)
+        self._scaler = scaler = Scaler(api=self.api, index=index, config=config,
+                                       age_waits=age_waits)
         await scaler.recover()
         servicer = CloudProviderServicer(config=config, index=index, scaler=scaler,
                                          current=current)

@@ -94,6 +94,13 @@ class CurrentRun:
             held += max(0.0, current - max(start, since))
         return held
 
+    def held_at(self, at: float) -> bool:
+        """Whether the run's clock stood still at Unix time ``at``, as far as known yet."""
+        if any(start <= at <= end for start, end in self.holds):
+            return True
+        return self.holding_now is not None and self.holding_now[0] <= at <= min(
+            time.time(), self.holding_now[1])
+
     def update(self, *, timing: RunTiming, holds: tuple[Hold, ...] | None = None,
                holding: Hold | None = None) -> bool:
         """Take the ConfigMap's values; True when the run changed (draws start over)."""

@@ -7,14 +7,16 @@ nothing while it is still. A full pass every ``resync`` seconds retries whatever
 
 A pod that is live and has no Node gets one (named like the pod, with the next free pod
 CIDR) once its group's provisioning delay has passed (provisioning.py: a timer marks it
-dirty again when it is due). The Node registers NotReady, and once the group's readyAfter
-has passed too, this reconciler tells KWOK to make it Ready. Both delays count on the run's
-clock (current_run.py): none passes while a replay's clock is held, and a deadline that falls
-in a hold waits for its end, unless the group's capacity is used up, in which case the
-instance fails as a stockout; a Node whose pod is gone or terminating is deleted. A pod
-carrying the lowest pod-deletion-cost is on its way out (DeleteNodes or DecreaseTargetSize
-chose it), so it gets no Node, but its Node is left for the scaler to delete: if that
-scale-down fails and the mark is withdrawn, the Node must still be there.
+dirty again when it is due), plus, for an instance CA asked for during a hold, the pod-age
+wait production's CA would have taken first (age_wait.py). The Node registers NotReady, and
+once the group's readyAfter has passed too, this reconciler tells KWOK to make it Ready.
+Both delays count on the run's clock (current_run.py): none passes while a replay's clock is
+held, and a deadline that falls in a hold waits for its end, unless the group's capacity is
+used up, in which case the instance fails as a stockout; a Node whose pod is gone or
+terminating is deleted. A pod carrying the lowest pod-deletion-cost is on its way out
+(DeleteNodes or DecreaseTargetSize chose it), so it gets no Node, but its Node is left for
+the scaler to delete: if that scale-down fails and the mark is withdrawn, the Node must
+still be there.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
+from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, GroupState, PodEntry
@@ -44,12 +47,13 @@ def cidr_for_slot(slot: int) -> str:
 
 class Reconciler:
     def __init__(self, *, api: KubeClient, index: ClusterIndex, config: CloudConfig,
-                 current: CurrentRun | None = None, resync: float = 30.0,
-                 retry: float = 2.0) -> None:
+                 current: CurrentRun | None = None, age_waits: AgeWaits | None = None,
+                 resync: float = 30.0, retry: float = 2.0) -> None:
         self._api = api
         self._index = index
         self._config = config
         self._current = current or CurrentRun()
+        self._age_waits = age_waits or AgeWaits(current=self._current)
         self._resync = resync
         self._retry = retry
         self._dirty: set[tuple[str, str]] = set()
@@ -136,8 +140,9 @@ class Reconciler:
         baseline = nodes < spec.min_size  # the group's minimum is there from the start
         if not baseline:
             share = self._current.share(group=group, instance=pod.name)
-            if self._waits(group, pod.name, since=pod.created,
-                           delay=spec.provisioning.delay_for(share)):
+            delay = (spec.provisioning.delay_for(share)
+                     + self._age_waits.wait_for(group=group, instance=pod.name))
+            if self._waits(group, pod.name, since=pod.created, delay=delay):
                 return
         if not spec.provisioning.allows(nodes):
             log.info("node group out of capacity; the instance fails", group=group,

@@ -35,7 +35,7 @@ from simkube.core.kubeapi import (
 from simkube.core.logs import get_logger
 from simkube.core.replay_flags import replay_flags
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale, plan
-from simkube.core.timers import Component, Timer, replay_defaults
+from simkube.core.timers import BY_KEY, Component, Timer, replay_defaults
 from simkube.env import retiming
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunTiming, timescale_data
 
@@ -48,6 +48,7 @@ NOT_APPLIED = ("not applied: sk-ctrl was started without --env or --autoscaler-d
 BASE_ARGS_ANNOTATION = "simkube.dev/base-args"
 RUN_ANNOTATION = "simkube.dev/run"
 ROLLOUT_TIMEOUT = 180.0
+SCAN_INTERVAL = BY_KEY[f"{Component.CLUSTER_AUTOSCALER.value}.scan-interval"]
 
 
 class TimerTarget(Protocol):
@@ -59,6 +60,10 @@ class TimerTarget(Protocol):
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         """Timers for run ``run``; the autoscaler starts afresh for every run."""
+
+    async def skips_age_wait(self, *, scale: TimeScale) -> bool:
+        """Whether Cluster Autoscaler is started without production's pod-age wait for a run
+        at ``scale`` (``core.replay_flags``)."""
 
     async def restore(self) -> None: ...
 
@@ -77,6 +82,9 @@ class LocalEnvironment:
 
     async def environment_timers(self) -> dict[str, int]:
         return await asyncio.to_thread(retiming.environment_timers, self.name)
+
+    async def skips_age_wait(self, *, scale: TimeScale) -> bool:
+        return await asyncio.to_thread(retiming.skips_age_wait, self.name, scale=scale)
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         # Not at construction: sk-ctrl starts inside 'env up', which holds the state's lock.
@@ -111,12 +119,21 @@ class AutoscalerDeployment:
     async def restore(self) -> None:
         await self._set(None, run=None)
 
-    async def _set(self, change: Any, *, run: str | None) -> None:
+    async def skips_age_wait(self, *, scale: TimeScale) -> bool:
+        return bool(replay_flags(scale=scale, argv=await self._base_args()))
+
+    async def _base_args(self) -> list[str]:
+        """CA's args as the Deployment had them before any run changed them."""
         found = await self.kube.request("GET", self.path)
         annotations = found["metadata"].get("annotations") or {}
         container = found["spec"]["template"]["spec"]["containers"][0]
-        base = (json.loads(annotations[BASE_ARGS_ANNOTATION])
+        return (json.loads(annotations[BASE_ARGS_ANNOTATION])
                 if BASE_ARGS_ANNOTATION in annotations else list(container.get("args") or []))
+
+    async def _set(self, change: Any, *, run: str | None) -> None:
+        base = await self._base_args()
+        found = await self.kube.request("GET", self.path)
+        container = found["spec"]["template"]["spec"]["containers"][0]
         args = base if change is None else change(base)
         kept = None if change is None else json.dumps(base)
         containers = [{**container, "args": args}]
@@ -199,8 +216,13 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
     settings = spec.timers.with_defaults({**replay_defaults(), **own})
     scaled = plan(scale=spec.scale, settings=settings, extra=provisioning_timers(config))
     if config is not None:
+        age_wait_s = 0.0
+        if target is not None and await target.skips_age_wait(scale=spec.scale):
+            # What production's CA waits after the 2 s: the loop after the skipped one.
+            age_wait_s = settings.trace_ms(SCAN_INTERVAL) / 1000
         await publish(kube, namespace=config.namespace,
-                      timing=RunTiming(scale=spec.scale, seed=spec.seed, run=run))
+                      timing=RunTiming(scale=spec.scale, seed=spec.seed, run=run,
+                                       age_wait_s=age_wait_s))
     if target is not None:
         await target.apply(scale=spec.scale, settings=settings, run=run)
     applied = target.description if target else NOT_APPLIED

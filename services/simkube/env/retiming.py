@@ -94,6 +94,16 @@ def retime(name: str, *, scale: TimeScale, settings: TimerSettings | None = None
                   fresh=(AUTOSCALER, KARPENTER) if fresh else ())
 
 
+def skips_age_wait(name: str, *, scale: TimeScale) -> bool:
+    """Whether a run at ``scale`` starts environment ``name``'s Cluster Autoscaler without
+    production's pod-age wait (``core.replay_flags``); False without CA."""
+    with running(name, wait=LOCK_WAIT_S) as env:
+        for record in env.components:
+            if record.name == AUTOSCALER and record.argv:
+                return bool(replay_flags(scale=scale, argv=record.base_argv or record.argv))
+    return False
+
+
 def restore(name: str) -> list[str]:
     """Every component back on the command line ``env up`` gave it."""
     return _apply(name, None)

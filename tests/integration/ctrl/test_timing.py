@@ -50,7 +50,10 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         await api.request("POST", path, body=deployment("cluster-autoscaler"))
         target = AutoscalerDeployment(kube=api, namespace=namespace, name="cluster-autoscaler")
         settings = TimerSettings(values={"clusterAutoscaler.scan-interval": 20_000})
+        assert await target.skips_age_wait(scale=TimeScale(10))
+        assert not await target.skips_age_wait(scale=TimeScale(1))
         await target.apply(scale=TimeScale(10), settings=settings, run="s-r1")
+        assert await target.skips_age_wait(scale=TimeScale(10))  # from the originals
         found = await api.request("GET", f"{path}/cluster-autoscaler")
         args = found["spec"]["template"]["spec"]["containers"][0]["args"]
         assert "--scan-interval=2000ms" in args

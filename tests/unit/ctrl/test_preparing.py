@@ -41,6 +41,9 @@ class Target:
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         self.applied.append((scale.speed, run))
 
+    async def skips_age_wait(self, *, scale: TimeScale) -> bool:
+        return scale.faster_than_real_time
+
     async def restore(self) -> None:
         self.restored += 1
 
@@ -71,7 +74,10 @@ async def test_prepare_scales_timers_and_resets_the_groups(tmp_path: Path) -> No
     assert target.applied == [(10.0, "shop-r1")]
     timers = status_writes(api)[-1]["timers"]
     assert timers["appliedTo"] == "test target"
-    assert api.sent("PUT", CONFIGMAP)[0]["data"]  # the speed published for sk-cloudprov
+    published = api.sent("PUT", CONFIGMAP)[0]["data"]  # the speed, for sk-cloudprov
+    assert (published["speed"], published["run"]) == ("10.0", "shop-r1")
+    # CA skips production's pod-age wait at speed 10: sk-cloudprov puts a scan (10 s) back
+    assert published["ageWait"] == "10.0"
     assert {(p, b["spec"]["replicas"]) for p, b in
             ((p, b) for m, p, b in api.bodies if m == "PATCH" and p.startswith(DEPLOYMENTS))
             } == {(f"{DEPLOYMENTS}/small", 2), (f"{DEPLOYMENTS}/large", 1)}

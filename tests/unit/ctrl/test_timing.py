@@ -29,6 +29,9 @@ class FakeTarget:
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         self.applied.append(settings)
 
+    async def skips_age_wait(self, *, scale: TimeScale) -> bool:
+        return scale.faster_than_real_time
+
     async def restore(self) -> None:
         pass
 
