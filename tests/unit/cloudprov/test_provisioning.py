@@ -12,7 +12,7 @@ import pytest
 from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
-from simkube.cloudprov.index import ClusterIndex, Phase
+from simkube.cloudprov.index import ClusterIndex, GroupState, Phase
 from simkube.cloudprov.listing import InstanceListing
 from simkube.cloudprov.naming import READY_HELD, READY_NOW
 from simkube.cloudprov.provisioning import OUT_OF_RESOURCES, Provisioning
@@ -95,6 +95,14 @@ async def reconciling(current: CurrentRun, *, age_waits: AgeWaits | None = None,
         await asyncio.gather(task, return_exceptions=True)
 
 
+async def with_baseline(cluster: FakeCluster) -> GroupState:
+    """The ``small`` group with its baseline Node there (it comes at once, no delay)."""
+    state = cluster.index.groups["small"]
+    cluster.pod("small", "base")
+    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    return state
+
+
 @pytest.fixture
 async def timed() -> AsyncIterator[tuple[FakeCluster, CloudConfig]]:
     async with reconciling(CurrentRun()) as setup:
@@ -104,9 +112,7 @@ async def timed() -> AsyncIterator[tuple[FakeCluster, CloudConfig]]:
 async def test_the_baseline_comes_at_once_and_more_waits_for_the_delay(
         timed: tuple[FakeCluster, CloudConfig]) -> None:
     cluster, _ = timed
-    state = cluster.index.groups["small"]
-    cluster.pod("small", "base")
-    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    state = await with_baseline(cluster)
     started = time.monotonic()
     cluster.pod("small", "extra")
     assert state.phases["extra"] is Phase.CREATING
@@ -170,9 +176,7 @@ async def on_a_run() -> AsyncIterator[tuple[FakeCluster, CurrentRun]]:
 async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back(
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, current = on_a_run
-    state = cluster.index.groups["small"]
-    cluster.pod("small", "base")
-    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    state = await with_baseline(cluster)
     started = time.monotonic()
     cluster.pod("small", "extra")
     await asyncio.sleep(0.1)
@@ -185,9 +189,7 @@ async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back(
 async def test_no_node_is_created_or_readied_while_the_clock_is_held(
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, current = on_a_run
-    state = cluster.index.groups["small"]
-    cluster.pod("small", "base")
-    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    state = await with_baseline(cluster)
     cluster.pod("small", "extra")
     requested = time.time()
     current.update(timing=current.timing, holding=(requested + 0.1, requested + 60))
@@ -218,9 +220,7 @@ async def test_no_node_is_created_or_readied_while_the_clock_is_held(
 async def test_a_hold_that_never_ends_stops_delaying_nodes_at_its_expiry(
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, current = on_a_run
-    state = cluster.index.groups["small"]
-    cluster.pod("small", "base")
-    assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+    state = await with_baseline(cluster)
     began = time.time()
     current.update(timing=current.timing, holding=(began, began + 0.6))  # sk-ctrl then died
     cluster.pod("small", "extra")
@@ -234,9 +234,7 @@ async def test_an_instance_asked_for_during_a_hold_waits_productions_pod_age_wai
     current = CurrentRun(timing=RunTiming(run="shop-r1", age_wait_s=0.5))  # trace s, speed 1
     waits = AgeWaits(current=current)
     async with reconciling(current, age_waits=waits) as (cluster, _):
-        state = cluster.index.groups["small"]
-        cluster.pod("small", "base")
-        assert await cluster.index.wait_until(lambda: "base" in state.nodes, timeout=0.3)
+        state = await with_baseline(cluster)
         asked = time.time()
         current.update(timing=current.timing, holds=((asked - 0.05, asked + 0.01),))
         waits.requested("small", 1)  # CA planned inside the hold: production waited first
