@@ -90,8 +90,11 @@ class ReplayClock:
         """Where in the trace the clock stands now."""
         if self._t0 is None:
             return 0.0
-        running_s = (self._now() - self._t0 - self.paused_seconds()
-                     - self.held_seconds())
+        # While stopped, the clock stands where the stretch began; computing it from that
+        # instant (not from now minus the open stretch) keeps it exactly constant, where the
+        # subtraction's rounding could move a truncated millisecond between two reads.
+        until = self._since if self._since is not None else self._now()
+        running_s = until - self._t0 - sum(self._totals.values())
         return max(0.0, self.scale.to_trace(running_s) * 1000.0)
 
     def _switch(self, reason: Stop, *, on: bool) -> bool:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 import pytest
@@ -66,6 +67,37 @@ def test_a_hold_stops_the_clock_and_is_counted_apart_from_pauses() -> None:
     assert clock.paused_seconds() == pytest.approx(3.0)
     assert clock.trace_offset_ms() == pytest.approx(4_000)
     assert clock.due(4_000) == pytest.approx(106.0)  # the schedule shifted by both
+
+
+class TickingTime(FakeTime):
+    """Moves on a little at every read, by uneven steps, as the real clock does between two
+    calls on a busy machine."""
+
+    def __init__(self, *ticks: float) -> None:
+        super().__init__()
+        self._ticks = itertools.cycle(ticks)
+
+    def __call__(self) -> float:
+        self.now += next(self._ticks)
+        return self.now
+
+
+def test_a_stopped_clock_reads_exactly_the_same_however_long_it_stands() -> None:
+    # Every read of the monotonic clock is a little later than the one before; a stopped
+    # clock's position must not depend on how far apart two reads inside one call fell
+    # (a paused run once reported 13.148 s, then 13.149 s).
+    now = TickingTime(0.00001, 0.0003, 0.00007)
+    clock = ReplayClock(scale=TimeScale(10.0), now=now)
+    clock.start()
+    now.now += 1.3148999
+    assert clock.pause()
+    first = clock.trace_offset_ms()
+    for step in (0.1, 0.7, 1.9, 3.3, 17.0001):
+        now.now += step
+        assert clock.trace_offset_ms() == first
+    assert clock.hold()  # both on: still the same instant
+    now.now += 2.2
+    assert clock.trace_offset_ms() == first
 
 
 def test_unstarted_clock_refuses_t0() -> None:
