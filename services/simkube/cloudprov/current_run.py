@@ -10,8 +10,9 @@ module watches it, so a restarted sk-cloudprov picks the current run up at once.
 object carries.)
 
 Provisioning and readiness delays count on the run's clock: while sk-ctrl holds the replay
-for the autoscaler, trace time stands still, so no Node is created or readied during a hold,
-and an instance's deadline moves back by the held time after it was requested
+for the autoscaler, trace time stands still, so no deadline passes during a hold (what was
+overdue when it began happens during it, at the trace instant it stands at), and an
+instance's deadline moves back by the held time after it was requested
 (``held_since``: the overlap of the holds, the one in progress included, with the time
 since). The part of a hold before the request does not count: CA plans inside the loop a
 hold waits for, so the first instances of a scale-up are requested mid-hold. sk-ctrl
@@ -81,7 +82,7 @@ class CurrentRun:
 
     @property
     def holding(self) -> bool:
-        """The run's clock stands still now: no Node may be created or readied."""
+        """The run's clock stands still now: no deadline passes."""
         return self.holding_now is not None and time.time() < self.holding_now[1]
 
     def held_since(self, since: float, *, now: float | None = None) -> float:

@@ -10,9 +10,10 @@ CIDR) once its group's provisioning delay has passed (provisioning.py: a timer m
 dirty again when it is due), plus, for an instance CA asked for during a hold, the pod-age
 wait production's CA would have taken first (age_wait.py). The Node registers NotReady, and
 once the group's readyAfter has passed too, this reconciler tells KWOK to make it Ready.
-Both delays count on the run's clock (current_run.py): none passes while a replay's clock is
-held, and a deadline that falls in a hold waits for its end, unless the group's capacity is
-used up, in which case the instance fails as a stockout; a Node whose pod is gone or
+Both delays count on the run's clock (current_run.py), readiness from when the Node was
+due: none passes while a replay's clock is held, and a deadline that falls in a hold waits
+for its end (one already passed when the hold began does not), unless the group's capacity
+is used up, in which case the instance fails as a stockout; a Node whose pod is gone or
 terminating is deleted. A pod carrying the lowest pod-deletion-cost is on its way out
 (DeleteNodes or DecreaseTargetSize chose it), so it gets no Node, but its Node is left for
 the scaler to delete: if that scale-down fails and the mark is withdrawn, the Node must
@@ -138,12 +139,9 @@ class Reconciler:
         nodes = sum(1 for n in state.nodes.values() if not n.terminating)
         nodes += sum(1 for g, _ in self._creating if g == group)
         baseline = nodes < spec.min_size  # the group's minimum is there from the start
-        if not baseline:
-            share = self._current.share(group=group, instance=pod.name)
-            delay = (spec.provisioning.delay_for(share)
-                     + self._age_waits.wait_for(group=group, instance=pod.name))
-            if self._waits(group, pod.name, since=pod.created, delay=delay):
-                return
+        if not baseline and self._waits(group, pod.name, since=pod.created,
+                                        delay=self._creation_delay(group, pod.name)):
+            return
         if not spec.provisioning.allows(nodes):
             log.info("node group out of capacity; the instance fails", group=group,
                      instance=pod.name, capacity=spec.provisioning.capacity)
@@ -153,26 +151,51 @@ class Reconciler:
         held = not baseline and spec.provisioning.ready_after > 0
         self._spawn(group, pod.name, self._create_node(group, pod.name, ready_held=held))
 
+    def _creation_delay(self, group: str, name: str) -> float:
+        """Trace seconds from ``name``'s request to its Node: the group's delay (this
+        instance's jitter draw) and any pod-age wait it owes."""
+        share = self._current.share(group=group, instance=name)
+        return (self._config.groups[group].provisioning.delay_for(share)
+                + self._age_waits.wait_for(group=group, instance=name))
+
     def _waits(self, group: str, name: str, *, since: float, delay: float) -> bool:
         """Whether ``delay`` seconds of trace time since Unix time ``since`` are still to pass
         on the run's clock; if so, the instance is marked again when they may have."""
         key = (group, name)
-        if self._current.holding and self._current.holding_now is not None:
+        holding = self._current.holding_now if self._current.holding else None
+        now = time.time()
+        # The deadline, on the wall clock, with the time held before any hold now on.
+        due = (since + self._current.to_wall(delay)
+               + self._current.held_since(since, now=holding[0] if holding else now))
+        if holding is not None:
+            if due <= holding[0]:
+                # Overdue when the clock stopped (a late wake, or back-to-back holds whose
+                # end and start came in one ConfigMap update): it happens now, at the trace
+                # instant the hold stands at. Waiting for the hold's end would add the wall
+                # time until this process hears of it (and of any hold after it) to the
+                # trace, seconds at speed 20.
+                return False
             self._held.add(key)  # the hold's end (a ConfigMap change) marks it,
             # or its expiry, should sk-ctrl die mid-hold and never publish the end.
-            self._wake_later(group, name, self._current.holding_now[1] - time.time())
+            self._wake_later(group, name, holding[1] - now)
             return True
-        wait = (since + self._current.to_wall(delay) + self._current.held_since(since)
-                - time.time())
+        wait = due - now
         if wait > 0:
             self._wake_later(group, name, wait)
             return True
         return False
 
     def _ready(self, group: str, name: str, *, created: float) -> None:
-        """Tell KWOK to make the Node Ready once its group's readyAfter has passed."""
-        if not self._waits(group, name, since=created,
-                           delay=self._config.groups[group].provisioning.ready_after):
+        """Tell KWOK to make the Node Ready once its group's readyAfter has passed since the
+        Node was due. Counting from the request rather than from when the Node appeared
+        keeps the create call's wall latency (and a retry's) out of the trace: at speed 20,
+        50 ms of it is a second. A Node with no placeholder pod left counts from its
+        appearance."""
+        since, delay = created, self._config.groups[group].provisioning.ready_after
+        pod = self._index.groups[group].pods.get(name)
+        if pod is not None:
+            since, delay = pod.created, delay + self._creation_delay(group, name)
+        if not self._waits(group, name, since=since, delay=delay):
             self._spawn(group, name, self._mark_ready(name))
 
     def _wake_later(self, group: str, name: str, seconds: float) -> None:

@@ -15,8 +15,8 @@ of wall time; no hold starts while holds already took ``max_share`` of the run's
 unreadable metrics mean no hold (warned once per run); and sk-driver ends a hold by itself
 after ``expires_after`` if this process dies mid-hold. Each hold's start and that expiry go
 to ``on_hold`` and, at its release, its wall-clock interval to ``on_held``: sk-cloudprov
-creates and readies no Node while a hold is on, and moves its provisioning and readiness
-deadlines back by the part of each hold after the instance's request.
+lets no provisioning or readiness deadline pass while a hold is on, and moves them back by
+the part of each hold after the instance's request.
 """
 
 from __future__ import annotations

@@ -246,3 +246,55 @@ async def test_an_instance_asked_for_during_a_hold_waits_productions_pod_age_wai
         assert "held" not in state.nodes  # 0.4 s delay + 0.5 s wait
         assert await cluster.index.wait_until(lambda: "held" in state.nodes, timeout=2)
         assert time.time() - asked >= 0.9
+
+
+async def test_an_instance_overdue_when_a_hold_began_comes_during_the_hold(
+        on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
+    cluster, current = on_a_run
+    state = await with_baseline(cluster)
+    cluster.pod("small", "extra")
+    requested = time.time()
+    current.update(timing=current.timing, holding=(requested + 0.1, requested + 60))
+    await asyncio.sleep(0.6)
+    # One ConfigMap update brings the first hold's end and a second hold's start: the 400 ms
+    # delay plus the 0.1 s held was over (at +0.5 s) before the second hold began (+0.55 s).
+    current.update(timing=current.timing, holds=((requested + 0.1, requested + 0.2),),
+                   holding=(requested + 0.55, requested + 60))
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.3)
+    assert current.holding  # created with the clock still held
+
+
+async def test_an_instance_due_after_a_hold_began_waits_for_its_end(
+        on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
+    cluster, current = on_a_run
+    state = await with_baseline(cluster)
+    cluster.pod("small", "extra")
+    requested = time.time()
+    current.update(timing=current.timing, holding=(requested + 0.3, requested + 60))
+    await asyncio.sleep(0.6)
+    assert "extra" not in state.nodes  # 0.1 s of its delay was left when the clock stopped
+    current.update(timing=current.timing, holds=((requested + 0.3, time.time()),))
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.5)
+
+
+async def test_readiness_counts_from_when_the_node_was_due_not_from_a_late_create(
+        on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
+    cluster, _ = on_a_run
+    await with_baseline(cluster)
+    cluster.fail("POST", "/api/v1/nodes")  # the first create fails; the retry comes later
+    cluster.fail("POST", "/api/v1/nodes")
+    cluster.fail("POST", "/api/v1/nodes")
+    requested = time.time()
+    cluster.pod("small", "extra")
+    nodes = cluster.index.groups["small"].nodes
+    assert await cluster.index.wait_until(lambda: "extra" in nodes, timeout=3)
+    late = nodes["extra"].created - (requested + 0.4)
+
+    def told() -> bool:
+        node = cluster.objects["/api/v1/nodes/extra"]
+        return bool(node["metadata"]["annotations"]["simkube.dev/ready-after"] == READY_NOW)
+    assert await cluster.index.wait_until(told, timeout=3)
+    readied = time.time()
+    assert late >= 0.1  # three failed creates, 50 ms apart
+    assert readied - requested >= 2.35  # 0.4 s delay + 2 s readyAfter ...
+    assert readied - requested < 2.4 + late  # ... not pushed back by the late create
