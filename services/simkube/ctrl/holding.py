@@ -8,7 +8,10 @@ once a loop that started after that has finished: CA has seen the pod and asked 
 Triggers during a hold extend it to a loop after the newest one. The scheduler's verdict
 before that is wall time too (a tenth of a second is 2 s of trace at speed 20), so a pod the
 replay creates holds the clock until the scheduler has ruled on it (``awaiting``); if it rules
-"unschedulable", the hold goes on until CA's loop, as above. A hold ends when both are done.
+"unschedulable", the hold goes on until CA's loop, as above. Before that, the pods themselves
+come from controllers (a scaled Deployment, a new Job) with wall latency: a workload that
+owes pods holds the clock until they exist (``owed_pods.py``). A hold ends when all are
+done.
 
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;
@@ -55,7 +58,7 @@ class Holder:
         self._wall = wall  # Unix time, for the holds sk-cloudprov reads
         self._triggered = asyncio.Event()
         self._loop_wanted = False  # a pod turned unschedulable since the last target
-        self.awaiting = awaiting  # pods of the run without the scheduler's verdict (settable)
+        self.awaiting = awaiting  # pods owed or without a verdict (settable)
         self._warned: set[str] = set()
         self._started = monotonic()
         self.held_s = 0.0  # the driver's held_ms at the last release
@@ -67,8 +70,9 @@ class Holder:
         self._loop_wanted = True
         self._triggered.set()
 
-    def pod_created(self) -> None:
-        """A pod without the scheduler's verdict: hold until it has one."""
+    def expect(self) -> None:
+        """Work is on its way (a controller owes pods, a pod awaits the scheduler's verdict):
+        hold until ``awaiting`` says it has come."""
         self._triggered.set()
 
     async def run(self) -> None:

@@ -4,10 +4,10 @@ Whether a run holds at all is decided once, at its start, and written to ``statu
 with the reason when it does not: the Simulation turned it off (``spec.clock``), the run is
 not faster than real time (at speed 1 CA's latency is production's own), or sk-ctrl
 has no autoscaler metrics to read (no ``--autoscaler-metrics-url``: no Cluster Autoscaler in
-the environment, or Karpenter, which counts no loops). While it holds, three tasks run: the
-watch of unschedulable pods, the holder, and the publisher of the holds (those that ended,
-and the one in progress) into the run's ConfigMap, where sk-cloudprov keeps its provisioning
-and readiness deadlines on the run's clock with them.
+the environment, or Karpenter, which counts no loops). While it holds, four tasks run: the
+watches of unschedulable pods and of workloads owing pods, the holder, and the publisher of
+the holds (those that ended, and the one in progress) into the run's ConfigMap, where
+sk-cloudprov keeps its provisioning and readiness deadlines on the run's clock with them.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient, merge_patch
 from simkube.core.logs import get_logger
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.holding import Holder
+from simkube.ctrl.owed_pods import OwedPodsWatch
 from simkube.ctrl.unschedulable import UnschedulableWatch
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, Hold, holds_data
 from simkube.simulation.spec import SimulationSpec
@@ -102,9 +103,11 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
                     on_held=publisher.update if publisher else lambda _hold: None,
                     on_hold=publisher.began if publisher else lambda _hold: None)
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
-                               on_new=holder.trigger, on_created=holder.pod_created)
-    holder.awaiting = watch.awaiting
-    tasks = [asyncio.create_task(watch.run()), asyncio.create_task(holder.run())]
+                               on_new=holder.trigger, on_created=holder.expect)
+    owed = OwedPodsWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
+                         on_owed=holder.expect)
+    holder.awaiting = lambda: owed.owing() or watch.awaiting()
+    tasks = [asyncio.create_task(task) for task in (watch.run(), owed.run(), holder.run())]
     if publisher is not None:
         tasks.append(asyncio.create_task(publisher.run()))
     try:

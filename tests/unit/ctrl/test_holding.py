@@ -178,7 +178,7 @@ async def test_a_new_pod_holds_until_the_scheduler_rules_then_until_cas_loop() -
     waiting = {"pod"}
     setup.holder.awaiting = lambda: bool(waiting)
     task = await running(setup)
-    setup.holder.pod_created()
+    setup.holder.expect()
     await asyncio.sleep(0.03)
     assert setup.driver.known[RUN].held  # the scheduler has not ruled yet
     assert setup.loops.reads == 0  # no loop is wanted for a pod not yet unschedulable
@@ -195,7 +195,7 @@ async def test_a_new_pod_holds_until_the_scheduler_rules_then_until_cas_loop() -
 async def test_a_pod_judged_before_the_hold_began_holds_nothing() -> None:
     setup = Setup()
     task = await running(setup)
-    setup.holder.pod_created()  # awaiting() is already false: bound at once
+    setup.holder.expect()  # awaiting() is already false: bound at once
     await asyncio.sleep(0.03)
     task.cancel()
     assert setup.driver.called("hold") == []
