@@ -153,7 +153,11 @@ def test_node_groups_config_map_is_the_local_environments(
     assert groups == yaml.safe_load(source.read_text())
     # The group namespace exists, so the Roles bound in it can be created.
     find(objects, "Namespace", groups["namespace"])
-    assert {"deployments"} == {r for (g, r) in granted(objects, "sk-ctrl") if g == "apps"}
+    grants = granted(objects, "sk-ctrl")
+    # Deployments: the node groups' (reset between runs) and the run's own (owed pods), read
+    # together with ReplicaSets and Jobs only to hold the clock (ctrl/owed_pods.py).
+    assert {r for (g, r) in grants if g == "apps"} == {"deployments", "replicasets"}
+    assert grants[("apps", "replicasets")] == grants[("batch", "jobs")] == {"list", "watch"}
 
 
 def test_copies_equal_their_sources(rendered: dict[str, list[dict[str, Any]]]) -> None:
