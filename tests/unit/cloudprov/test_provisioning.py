@@ -248,14 +248,21 @@ async def test_an_instance_asked_for_during_a_hold_waits_productions_pod_age_wai
         assert time.time() - asked >= 0.9
 
 
-async def test_an_instance_overdue_when_a_hold_began_comes_during_the_hold(
-        on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
-    cluster, current = on_a_run
+async def requested_then_held(cluster: FakeCluster, current: CurrentRun, *, after: float,
+                              ) -> tuple[GroupState, float]:
+    """Instance ``extra`` asked for now, a hold on from ``after`` s later; 0.6 s then passed."""
     state = await with_baseline(cluster)
     cluster.pod("small", "extra")
     requested = time.time()
-    current.update(timing=current.timing, holding=(requested + 0.1, requested + 60))
+    current.update(timing=current.timing, holding=(requested + after, requested + 60))
     await asyncio.sleep(0.6)
+    return state, requested
+
+
+async def test_an_instance_overdue_when_a_hold_began_comes_during_the_hold(
+        on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
+    cluster, current = on_a_run
+    state, requested = await requested_then_held(cluster, current, after=0.1)
     # One ConfigMap update brings the first hold's end and a second hold's start: the 400 ms
     # delay plus the 0.1 s held was over (at +0.5 s) before the second hold began (+0.55 s).
     current.update(timing=current.timing, holds=((requested + 0.1, requested + 0.2),),
@@ -267,11 +274,7 @@ async def test_an_instance_overdue_when_a_hold_began_comes_during_the_hold(
 async def test_an_instance_due_after_a_hold_began_waits_for_its_end(
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, current = on_a_run
-    state = await with_baseline(cluster)
-    cluster.pod("small", "extra")
-    requested = time.time()
-    current.update(timing=current.timing, holding=(requested + 0.3, requested + 60))
-    await asyncio.sleep(0.6)
+    state, requested = await requested_then_held(cluster, current, after=0.3)
     assert "extra" not in state.nodes  # 0.1 s of its delay was left when the clock stopped
     current.update(timing=current.timing, holds=((requested + 0.3, time.time()),))
     assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.5)
