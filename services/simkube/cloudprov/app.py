@@ -111,7 +111,7 @@ class CloudProvider:
                             "up again during readyAfter (docs/cloudprov.md)", group=group,
                             ready_after=spec.provisioning.ready_after)
         self._scaler = scaler = Scaler(api=self.api, index=index, config=config,
-                                       age_waits=age_waits)
+                                       age_waits=age_waits, current=current)
         await scaler.recover()
         servicer = CloudProviderServicer(config=config, index=index, scaler=scaler,
                                          current=current)

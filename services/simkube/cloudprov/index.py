@@ -25,6 +25,7 @@ from enum import Enum
 from typing import Any
 
 from simkube.cloudprov.naming import (
+    DELETION_CANDIDATE_TAINT_KEY,
     DELETION_COST_ANNOTATION,
     GROUP_LABEL,
     LOWEST_DELETION_COST,
@@ -68,6 +69,8 @@ class NodeEntry:
     pod_cidr: str
     created: float = 0.0  # Unix time the Node appeared: its readiness delay starts there
     ready_held: bool = False  # waits for sk-cloudprov to say it is ready (READY_HELD)
+    # Unix time Cluster Autoscaler found it unneeded (its soft taint), or None.
+    candidate_since: float | None = None
 
 
 @dataclass(slots=True)
@@ -216,9 +219,12 @@ class ClusterIndex:
                     == READY_HELD)
             created = (previous.created if previous else
                        time.time() if fresh else _timestamp(metadata.get("creationTimestamp")))
+            candidate = _candidate_since(obj, known=previous.candidate_since if previous
+                                         else None)
             state.nodes[name] = NodeEntry(name=name, ready=ready, terminating=gone,
                                           pod_cidr=cidr, created=created,
-                                          ready_held=held and not ready)
+                                          ready_held=held and not ready,
+                                          candidate_since=candidate)
             if cidr:
                 self.cidrs[cidr] = name
             state.touch(name)
@@ -256,6 +262,24 @@ def _timestamp(value: Any) -> float:
         return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
     except ValueError:
         return time.time()
+
+
+def _candidate_since(node: dict[str, Any], *, known: float | None) -> float | None:
+    """When CA found ``node`` unneeded, if its soft taint is on: ``known`` when it was on
+    already, else now clamped into the taint's second (its value has whole seconds only; a
+    watch shows the taint tens of milliseconds after it is put on, a list at start later)."""
+    taints = (node.get("spec") or {}).get("taints") or []
+    value = next((t.get("value") for t in taints
+                  if t.get("key") == DELETION_CANDIDATE_TAINT_KEY), None)
+    if value is None:
+        return None
+    if known is not None:
+        return known
+    try:
+        second = float(int(str(value)))
+    except ValueError:
+        return None  # not CA's: nothing to go by
+    return min(max(time.time(), second), second + 1.0)
 
 
 def _names(kind: Kind, state: GroupState) -> list[str]:

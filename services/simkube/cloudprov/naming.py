@@ -35,6 +35,10 @@ READY_NOW = "0s"
 # the Node is Ready, so no pod is bound to a node that is not up yet.
 NOT_READY_TAINT_KEY = "node.kubernetes.io/not-ready"
 
+# Cluster Autoscaler's soft taint on a node it found unneeded; its value is the Unix second
+# it was put on. CA counts scale-down-unneeded-time from that loop on its own wall clock.
+DELETION_CANDIDATE_TAINT_KEY = "DeletionCandidateOfClusterAutoscaler"
+
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 # The annotation is an int32; the ReplicaSet controller removes the lowest-cost pods first.
 LOWEST_DELETION_COST = str(-(2**31))

@@ -14,10 +14,11 @@ Both delays count on the run's clock (current_run.py), readiness from when the N
 due: none passes while a replay's clock is held, and a deadline that falls in a hold waits
 for its end (one already passed when the hold began does not), unless the group's capacity
 is used up, in which case the instance fails as a stockout; a Node whose pod is gone or
-terminating is deleted. A pod carrying the lowest pod-deletion-cost is on its way out
-(DeleteNodes or DecreaseTargetSize chose it), so it gets no Node, but its Node is left for
-the scaler to delete: if that scale-down fails and the mark is withdrawn, the Node must
-still be there.
+terminating is deleted, once the time the run's clock was held since CA found it unneeded
+has passed as well (CA counts its unneeded time on the wall clock, holds included). A pod
+carrying the lowest pod-deletion-cost is on its way out (DeleteNodes or DecreaseTargetSize
+chose it), so it gets no Node, but its Node is left for the scaler to delete: if that
+scale-down fails and the mark is withdrawn, the Node must still be there.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
-from simkube.cloudprov.index import ClusterIndex, GroupState, PodEntry
+from simkube.cloudprov.index import ClusterIndex, GroupState, NodeEntry, PodEntry
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import OWNER_LABEL, READY_AFTER_ANNOTATION, READY_NOW
 from simkube.core.kubeapi import DEPLOYMENTS, NODES, ApiError, KubeClient, delete, merge_patch
@@ -66,6 +67,7 @@ class Reconciler:
         self._creating: set[tuple[str, str]] = set()  # Node creations in flight
         self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}  # instances not yet due
         self._held: set[tuple[str, str]] = set()  # instances due once the run's hold ends
+        self._removing: dict[tuple[str, str], float] = {}  # Unix time a Node's pod went
         self._tasks: set[asyncio.Task[None]] = set()
         index.listeners.append(self.mark)
         self._current.listeners.append(self._holds_changed)
@@ -122,14 +124,17 @@ class Reconciler:
             return
         pod = state.pods.get(name)
         node = state.nodes.get(name)
-        if node is not None:
+        if node is None:
+            self._removing.pop((group, name), None)
+        else:
             self._release(name)
             self._creating.discard((group, name))  # counted in the index from now on
             if node.ready_held and not node.terminating:
                 self._ready(group, name, created=node.created)
         if pod is not None and pod.live and node is None:
             self._provision(group, state, pod)
-        elif node is not None and not node.terminating and (pod is None or pod.terminating):
+        elif (node is not None and not node.terminating and (pod is None or pod.terminating)
+              and not self._removal_waits(group, node)):
             self._spawn(group, name, self._delete_node(name))
 
     def _provision(self, group: str, state: GroupState, pod: PodEntry) -> None:
@@ -139,8 +144,9 @@ class Reconciler:
         nodes = sum(1 for n in state.nodes.values() if not n.terminating)
         nodes += sum(1 for g, _ in self._creating if g == group)
         baseline = nodes < spec.min_size  # the group's minimum is there from the start
-        if not baseline and self._waits(group, pod.name, since=pod.created,
-                                        delay=self._creation_delay(group, pod.name)):
+        if not baseline and self._waits(
+                group, pod.name, since=pod.created,
+                wall=self._current.to_wall(self._creation_delay(group, pod.name))):
             return
         if not spec.provisioning.allows(nodes):
             log.info("node group out of capacity; the instance fails", group=group,
@@ -158,14 +164,27 @@ class Reconciler:
         return (self._config.groups[group].provisioning.delay_for(share)
                 + self._age_waits.wait_for(group=group, instance=name))
 
-    def _waits(self, group: str, name: str, *, since: float, delay: float) -> bool:
-        """Whether ``delay`` seconds of trace time since Unix time ``since`` are still to pass
-        on the run's clock; if so, the instance is marked again when they may have."""
+    def _removal_waits(self, group: str, node: NodeEntry) -> bool:
+        """Whether a Node whose pod has gone must stay a while: CA decided to remove it when
+        its scale-down-unneeded-time had passed on CA's wall clock, which ran on through the
+        run's holds, so in trace time the node went early by the time held since CA found it
+        unneeded (a second of hold is 20 s of trace at speed 20). The Node goes once that
+        held time has passed too: at the trace instant CA's timer meant. Not Ready-changing,
+        not schedulable (CA's ToBeDeleted taint), it only keeps counting as a node."""
+        decided = self._removing.setdefault((group, node.name), time.time())
+        since = node.candidate_since
+        if since is None or since >= decided:
+            return False
+        return self._waits(group, node.name, since=since, wall=decided - since)
+
+    def _waits(self, group: str, name: str, *, since: float, wall: float) -> bool:
+        """Whether ``wall`` seconds of the run's clock (wall seconds not held) since Unix time
+        ``since`` are still to pass; if so, the instance is marked again when they may have."""
         key = (group, name)
         holding = self._current.holding_now if self._current.holding else None
         now = time.time()
         # The deadline, on the wall clock, with the time held before any hold now on.
-        due = (since + self._current.to_wall(delay)
+        due = (since + wall
                + self._current.held_since(since, now=holding[0] if holding else now))
         if holding is not None:
             if due <= holding[0]:
@@ -195,7 +214,7 @@ class Reconciler:
         pod = self._index.groups[group].pods.get(name)
         if pod is not None:
             since, delay = pod.created, delay + self._creation_delay(group, name)
-        if not self._waits(group, name, since=since, delay=delay):
+        if not self._waits(group, name, since=since, wall=self._current.to_wall(delay)):
             self._spawn(group, name, self._mark_ready(name))
 
     def _wake_later(self, group: str, name: str, seconds: float) -> None:

@@ -5,9 +5,11 @@
 * DeleteNodes removes exactly the chosen instances: their placeholder pods get the lowest
   ``controller.kubernetes.io/pod-deletion-cost``, replicas drop by their number in one
   test-and-set update, and the ReplicaSet controller removes the cheapest pods, i.e. those.
-  Their Nodes are deleted at once. Instances that never registered (no Node yet) are pods
-  like any other. If the ReplicaSet keeps a chosen pod (it does when it still had pods to
-  create), a follow-up deletes that pod itself; the target is already right.
+  Their Nodes are deleted at once, except during a replay that held its clock after CA
+  found them unneeded: those stay for the time held (reconciling.py). Instances that never
+  registered (no Node yet) are pods like any other. If the ReplicaSet keeps a chosen pod
+  (it does when it still had pods to create), a follow-up deletes that pod itself; the
+  target is already right.
 * DecreaseTargetSize only cancels instances without a registered Node: replicas not yet
   backed by a pod go first, then pods whose Node does not exist yet (marked the same way).
 
@@ -24,7 +26,8 @@ from typing import Any
 
 from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
-from simkube.cloudprov.index import ClusterIndex, GroupState
+from simkube.cloudprov.current_run import CurrentRun
+from simkube.cloudprov.index import ClusterIndex, GroupState, NodeEntry
 from simkube.cloudprov.removal import Removals, time_left
 from simkube.core.errors import (
     AbortedError,
@@ -42,8 +45,10 @@ log = get_logger(__name__)
 
 class Scaler:
     def __init__(self, *, api: KubeClient, index: ClusterIndex, config: CloudConfig,
-                 settle: float = 60.0, age_waits: AgeWaits | None = None) -> None:
+                 settle: float = 60.0, age_waits: AgeWaits | None = None,
+                 current: CurrentRun | None = None) -> None:
         self._api = api
+        self._current = current or CurrentRun()
         self._age_waits = age_waits
         self._index = index
         self._config = config
@@ -102,7 +107,8 @@ class Scaler:
                     f"{target}, below its minSize {limit}")
             if chosen:
                 await self._shrink(group, chosen, target, deadline=deadline)
-            doomed = [name for name in wanted if name in state.nodes]
+            doomed = [name for name in wanted
+                      if name in state.nodes and not self._lingers(state.nodes[name])]
             try:
                 await asyncio.gather(*(delete(self._api, NODES.path(name=n)) for n in doomed))
             except ApiError as exc:
@@ -110,6 +116,12 @@ class Scaler:
                     f"the target of node group {group!r} is now {target}, but deleting its Nodes "
                     f"failed ({exc}); they are deleted when their pods are gone") from None
         log.info("nodes deleted", group=group, nodes=wanted, target=target)
+
+    def _lingers(self, node: NodeEntry) -> bool:
+        """The run's clock was held since CA found ``node`` unneeded: the reconciler deletes
+        it once that held time has passed too."""
+        since = node.candidate_since
+        return since is not None and self._current.held_since(since) > 0
 
     async def decrease(self, group: str, delta: int, *, deadline: float) -> None:
         if delta >= 0:

@@ -15,11 +15,13 @@ from typing import Any
 import yaml
 
 from simkube.cloudprov.config import CloudConfig, parse
+from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Kind
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, GROUP_LABEL, LOWEST_DELETION_COST
 from simkube.cloudprov.scaling import Scaler
 from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.simulation.run_configmap import RunTiming
 
 NAMESPACE = "sk-test"
 DEPLOYMENT = f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/small"
@@ -155,6 +157,14 @@ class FakeCluster(KubeClient):
         body["status"]["conditions"] = [{"type": "Ready", "status": str(ready)}]
         self.put(f"/api/v1/nodes/{name}", body)
 
+    def soft_taint(self, name: str, *, value: str) -> None:
+        """Node ``name`` gets Cluster Autoscaler's unneeded mark (its value: a Unix second)."""
+        path = f"/api/v1/nodes/{name}"
+        node = self.objects[path]
+        node["spec"]["taints"].append({"key": "DeletionCandidateOfClusterAutoscaler",
+                                       "value": value, "effect": "PreferNoSchedule"})
+        self.put(path, node, event="MODIFIED")
+
     def paths(self, kind: Kind) -> list[str]:
         return sorted(p for p in self.objects if kind_of(p) is kind)
 
@@ -166,7 +176,9 @@ class ScalingSetup:
     def __init__(self) -> None:
         config = self.config = make_config()
         self.cluster = cluster = FakeCluster(ClusterIndex(groups=config.groups))
-        self.scaler = Scaler(api=cluster, index=cluster.index, config=config, settle=0.5)
+        self.current = CurrentRun(timing=RunTiming(run="shop-r1"))
+        self.scaler = Scaler(api=cluster, index=cluster.index, config=config, settle=0.5,
+                             current=self.current)
         cluster.deployment(config, "small", 3)
         cluster.deployment(config, "gpu", 1)
         for name in "abc":

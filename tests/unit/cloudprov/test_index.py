@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -150,3 +151,25 @@ async def test_a_cancelled_wait_stays_cancelled_when_a_change_arrives_with_it(
     with pytest.raises(asyncio.CancelledError):  # not TimeoutError: the wait really ended
         async with asyncio.timeout(2):
             await waiter
+
+
+def test_when_ca_found_a_node_unneeded_is_kept_from_its_soft_taint(cluster: FakeCluster) -> None:
+    config = make_config()
+    nodes = cluster.index.groups["small"].nodes
+    cluster.node(config, "small", "watched")
+    assert nodes["watched"].candidate_since is None
+    now = time.time()
+    cluster.soft_taint("watched", value=str(int(now)))  # seen as it is put on: now
+    assert nodes["watched"].candidate_since == pytest.approx(now, abs=0.05)
+    first = nodes["watched"].candidate_since
+    cluster.put("/api/v1/nodes/watched", cluster.objects["/api/v1/nodes/watched"],
+                event="MODIFIED")  # a heartbeat later: still the first sighting
+    assert nodes["watched"].candidate_since == first
+    cluster.node(config, "small", "listed")
+    cluster.soft_taint("listed", value=str(int(now) - 60))  # seen long after (a relist)
+    assert nodes["listed"].candidate_since == int(now) - 59  # the latest it can have been
+    node = cluster.objects["/api/v1/nodes/watched"]
+    node["spec"]["taints"] = [t for t in node["spec"]["taints"]
+                              if t["key"] != "DeletionCandidateOfClusterAutoscaler"]
+    cluster.put("/api/v1/nodes/watched", node, event="MODIFIED")  # needed again
+    assert nodes["watched"].candidate_since is None

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -51,6 +52,19 @@ async def test_delete_nodes_marks_exactly_those_then_lowers_replicas(setup: Scal
     await asyncio.sleep(0.05)
     assert set(setup.cluster.index.groups["small"].pods) == {"b"}
     assert set(setup.cluster.index.groups["small"].nodes) == {"b"}
+
+
+async def test_delete_nodes_leaves_nodes_held_since_ca_found_them_unneeded(
+        setup: ScalingSetup) -> None:
+    unneeded = time.time() - 0.5
+    setup.cluster.soft_taint("a", value=str(int(unneeded)))  # c: never marked unneeded
+    setup.current.update(timing=setup.current.timing, holds=((unneeded, unneeded + 0.2),))
+    nodes = setup.cluster.index.groups["small"].nodes
+    await setup.scaler.delete_nodes("small", ["a", "c"], deadline=setup.deadline())
+    assert setup.replicas() == 1  # the target drops at once
+    assert ("DELETE", "/api/v1/nodes/c") in setup.writes()
+    assert ("DELETE", "/api/v1/nodes/a") not in setup.writes()  # the reconciler's, later
+    assert set(nodes) == {"a", "b"}
 
 
 async def test_delete_nodes_accepts_instances_that_never_registered(setup: ScalingSetup) -> None:
