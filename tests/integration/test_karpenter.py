@@ -19,9 +19,16 @@ from typing import Any
 
 import pytest
 
+from simkube.env.toolchain.catalog import KARPENTER
 from tests.conftest import SimEnv, running_env, skctl
+from tests.support.gotests import assert_go_tests_pass
 
 pytestmark = pytest.mark.integration
+
+
+def test_the_wrappers_go_tests_pass() -> None:
+    """The project's Karpenter main: its clocks and the pacing of upstream's requeues."""
+    assert_go_tests_pass(KARPENTER)
 
 GROUPS = """\
 namespace: sk-cloudprov

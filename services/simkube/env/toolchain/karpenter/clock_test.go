@@ -121,7 +121,7 @@ func TestPacedLoopDividesRequeues(t *testing.T) {
 }
 
 func TestPacedLeavesSpeedOneAlone(t *testing.T) {
-	if got := paced(nil, 1); got != nil {
-		t.Errorf("paced(nil, 1) = %v", got)
+	if got := paced(nil, 1, nil); got != nil {
+		t.Errorf("paced(nil, 1, nil) = %v", got)
 	}
 }

@@ -5,8 +5,9 @@
 // NodePools' consolidateAfter) can be divided by s from outside, but its hard-coded waits
 // cannot: the disruption controller's 15 s commandValidationDelay goes through the
 // operator's Clock and its 10 s pollingPeriod through a controller requeue. Replacing the
-// exported Operator.Clock before any controller is built, and pacing the disruption loop's
-// requeues, puts both on the replay's time.
+// exported Operator.Clock before any controller is built, and pacing the requeues of the
+// disruption loop, the provisioner's triggers and the node termination controller, puts
+// them on the replay's time.
 package main
 
 import (
@@ -56,5 +57,5 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	op.WithControllers(ctx, paced(all, speed)...).Start(ctx)
+	op.WithControllers(ctx, paced(all, speed, provider)...).Start(ctx)
 }

@@ -17,7 +17,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	controllerruntime "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
+	"sigs.k8s.io/karpenter/pkg/controllers/node/termination"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
 )
 
@@ -55,9 +57,11 @@ func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
 		Complete(singleton.AsReconciler(p))
 }
 
-// paced returns controllers with the disruption loop and the provisioner's pod and node
-// triggers (triggers.go) wrapped at speed (unchanged at 1).
-func paced(controllers []controller.Controller, speed float64) []controller.Controller {
+// paced returns controllers with the disruption loop, the provisioner's pod and node
+// triggers (triggers.go) and the node termination controller (termination.go) wrapped at
+// speed (unchanged at 1). provider decides which nodes the termination controller finalizes.
+func paced(controllers []controller.Controller, speed float64,
+	provider cloudprovider.CloudProvider) []controller.Controller {
 	if speed == 1 {
 		return controllers
 	}
@@ -70,6 +74,8 @@ func paced(controllers []controller.Controller, speed float64) []controller.Cont
 			out[i] = &pacedTrigger[*corev1.Pod]{inner: inner, speed: speed, kind: newPod}
 		case *provisioning.NodeController:
 			out[i] = &pacedTrigger[*corev1.Node]{inner: inner, speed: speed, kind: newNode}
+		case *termination.Controller:
+			out[i] = &pacedTermination{inner: inner, provider: provider, speed: speed}
 		default:
 			out[i] = c
 		}
