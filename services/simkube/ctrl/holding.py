@@ -10,8 +10,9 @@ before that is wall time too (a tenth of a second is 2 s of trace at speed 20), 
 replay creates holds the clock until the scheduler has ruled on it (``awaiting``); if it rules
 "unschedulable", the hold goes on until CA's loop, as above. Before that, the pods themselves
 come from controllers (a scaled Deployment, a new Job) with wall latency: a workload that
-owes pods holds the clock until they exist (``owed_pods.py``). A hold ends when all are
-done.
+owes pods holds the clock until they exist (``owed_pods.py``). After it, a node turning
+schedulable while pods wait holds the clock until the scheduler has looked at them again
+(``readied_nodes.py``). A hold ends when all are done.
 
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;

@@ -4,10 +4,11 @@ Whether a run holds at all is decided once, at its start, and written to ``statu
 with the reason when it does not: the Simulation turned it off (``spec.clock``), the run is
 not faster than real time (at speed 1 CA's latency is production's own), or sk-ctrl
 has no autoscaler metrics to read (no ``--autoscaler-metrics-url``: no Cluster Autoscaler in
-the environment, or Karpenter, which counts no loops). While it holds, four tasks run: the
-watches of unschedulable pods and of workloads owing pods, the holder, and the publisher of
-the holds (those that ended, and the one in progress) into the run's ConfigMap, where
-sk-cloudprov keeps its provisioning and readiness deadlines on the run's clock with them.
+the environment, or Karpenter, which counts no loops). While it holds, five tasks run: the
+watches of unschedulable pods, of workloads owing pods and of nodes turning schedulable, the
+holder, and the publisher of the holds (those that ended, and the one in progress) into the
+run's ConfigMap, where sk-cloudprov keeps its provisioning and readiness deadlines on the
+run's clock with them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from simkube.core.logs import get_logger
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.holding import Holder
 from simkube.ctrl.owed_pods import OwedPodsWatch
+from simkube.ctrl.readied_nodes import ReadiedNodesWatch
 from simkube.ctrl.unschedulable import UnschedulableWatch
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, Hold, holds_data
 from simkube.simulation.spec import SimulationSpec
@@ -107,7 +109,13 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
     owed = OwedPodsWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
                          on_owed=holder.expect)
     holder.awaiting = lambda: owed.owing() or watch.awaiting()
-    tasks = [asyncio.create_task(task) for task in (watch.run(), owed.run(), holder.run())]
+
+    def node_step() -> None:
+        watch.rejudge()
+        holder.expect()
+    readied = ReadiedNodesWatch(kube=ctx.deps.kube, on_step=node_step)
+    tasks = [asyncio.create_task(task)
+             for task in (watch.run(), owed.run(), readied.run(), holder.run())]
     if publisher is not None:
         tasks.append(asyncio.create_task(publisher.run()))
     try:

@@ -10,16 +10,23 @@ list and watch ask the API server for exactly those (``status.phase=Pending,spec
 cheap even when a run has 10,000 pods bound and running; a bound pod leaves the selection (a
 DELETED event). Pods held back by scheduling gates wait for someone else, not the scheduler,
 and are left out. The run's namespaces are ``<prefix>-<namespace>``.
+
+When a node turns schedulable (``readied_nodes.py``), ``rejudge`` makes the pods now
+unschedulable awaited again until each is bound or its PodScheduled condition changes (the
+scheduler writes it only when its verdict's message does), for at most ``REJUDGE_S``: a
+pod the new node does not change anything for may keep its verdict word for word.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 from simkube.core.kubeapi import PODS, KubeClient, ListWatch
 
 UNBOUND_PENDING = "status.phase=Pending,spec.nodeName="
+REJUDGE_S = 0.5
 
 
 def _scheduled_condition(pod: dict[str, Any]) -> dict[str, Any] | None:
@@ -46,12 +53,16 @@ class UnschedulableWatch:
     ``on_new`` when one is first seen unschedulable; ``awaiting`` while any has no verdict."""
 
     def __init__(self, *, kube: KubeClient, prefix: str, on_new: Callable[[], None],
-                 on_created: Callable[[], None] = lambda: None) -> None:
+                 on_created: Callable[[], None] = lambda: None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self._prefix = f"{prefix}-"
         self._on_new = on_new
         self._on_created = on_created
-        self._seen: set[str] = set()  # uids now unschedulable
+        self._monotonic = monotonic
+        self._seen: dict[str, dict[str, Any]] = {}  # uids now unschedulable: their verdict
         self._unjudged: set[str] = set()  # uids the scheduler has not ruled on
+        self._rejudged: dict[str, dict[str, Any]] = {}  # uids to be ruled on again: from
+        self._rejudge_until = 0.0
         self.watch = ListWatch(kube=kube, path=PODS.path(), what="unschedulable pods",
                                on_list=self._listed, on_event=self._changed,
                                query={"fieldSelector": UNBOUND_PENDING})
@@ -60,7 +71,14 @@ class UnschedulableWatch:
         await self.watch.run()
 
     def awaiting(self) -> bool:
-        return bool(self._unjudged)
+        if self._rejudged and self._monotonic() >= self._rejudge_until:
+            self._rejudged.clear()
+        return bool(self._unjudged or self._rejudged)
+
+    def rejudge(self) -> None:
+        """A node turned schedulable: await a new verdict on every unschedulable pod."""
+        self._rejudged = dict(self._seen)
+        self._rejudge_until = self._monotonic() + REJUDGE_S
 
     def _uid(self, pod: dict[str, Any]) -> str | None:
         """The pod's uid if it is in the run's namespaces."""
@@ -71,8 +89,11 @@ class UnschedulableWatch:
 
     def _listed(self, pods: list[dict[str, Any]]) -> None:
         ours = [(uid, pod) for pod in pods if (uid := self._uid(pod))]
-        now = {uid for uid, pod in ours if unschedulable(pod)}
-        news, self._seen = now - self._seen, now  # a re-list forgets pods gone meanwhile
+        now = {uid: _scheduled_condition(pod) or {} for uid, pod in ours if unschedulable(pod)}
+        news = now.keys() - self._seen.keys()
+        self._seen = now  # a re-list forgets pods gone meanwhile
+        self._rejudged = {uid: verdict for uid, verdict in self._rejudged.items()
+                          if now.get(uid) == verdict}
         waiting = {uid for uid, pod in ours if unjudged(pod)}
         created, self._unjudged = waiting - self._unjudged, waiting
         if created:
@@ -85,8 +106,9 @@ class UnschedulableWatch:
         if uid is None:
             return
         if kind == "DELETED":  # bound (out of the selection) or gone
-            self._seen.discard(uid)
+            self._seen.pop(uid, None)
             self._unjudged.discard(uid)
+            self._rejudged.pop(uid, None)
             return
         if unjudged(pod):
             if uid not in self._unjudged:
@@ -94,8 +116,13 @@ class UnschedulableWatch:
                 self._on_created()
             return
         self._unjudged.discard(uid)
+        verdict = _scheduled_condition(pod) or {}
+        if uid in self._rejudged and self._rejudged[uid] != verdict:
+            del self._rejudged[uid]
         if not unschedulable(pod):
-            self._seen.discard(uid)
+            self._seen.pop(uid, None)
         elif uid not in self._seen:
-            self._seen.add(uid)
+            self._seen[uid] = verdict
             self._on_new()
+        else:
+            self._seen[uid] = verdict

@@ -6,17 +6,22 @@ from typing import Any
 
 import pytest
 
-from simkube.ctrl.unschedulable import UNBOUND_PENDING, UnschedulableWatch, unschedulable
+from simkube.ctrl.unschedulable import (
+    REJUDGE_S,
+    UNBOUND_PENDING,
+    UnschedulableWatch,
+    unschedulable,
+)
 from tests.support.fake_api import FakeApi
 
 pytestmark = pytest.mark.unit
 
 
 def pod(uid: str, *, namespace: str = "virtual-shop", reason: str = "Unschedulable",
-        status: str = "False") -> dict[str, Any]:
+        status: str = "False", message: str = "0/3 nodes are available") -> dict[str, Any]:
     return {"metadata": {"uid": uid, "namespace": namespace, "name": uid},
             "status": {"conditions": [{"type": "PodScheduled", "status": status,
-                                       "reason": reason}]}}
+                                       "reason": reason, "message": message}]}}
 
 
 def test_only_the_schedulers_unschedulable_verdict_counts() -> None:
@@ -71,3 +76,44 @@ def test_pods_without_a_verdict_are_awaited_until_the_scheduler_rules() -> None:
     assert len(created) == 3
     assert watch.awaiting()
     assert len(unschedulable_now) == 1
+
+
+class Ticks:
+    """A monotonic clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_node_turning_schedulable_awaits_new_verdicts_on_the_unschedulable_pods() -> None:
+    ticks = Ticks()
+    watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
+                               on_new=lambda: None, monotonic=ticks)
+    watch._listed([pod("a"), pod("b"), pod("c")])
+    assert not watch.awaiting()
+    watch.rejudge()
+    assert watch.awaiting()
+    watch._changed("DELETED", pod("a"))  # bound to the new node
+    watch._changed("MODIFIED", pod("b"))  # the same verdict word for word: not new
+    watch._changed("MODIFIED", pod("c", message="0/4 nodes are available"))  # judged again
+    assert watch.awaiting()  # b still
+    watch._changed("MODIFIED", pod("b", message="0/4 nodes are available"))
+    assert not watch.awaiting()
+
+
+def test_awaiting_new_verdicts_ends_at_its_bound_and_a_relist_forgets_gone_pods() -> None:
+    ticks = Ticks()
+    watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
+                               on_new=lambda: None, monotonic=ticks)
+    watch._listed([pod("a"), pod("b")])
+    watch.rejudge()
+    watch._listed([pod("b")])  # a went while disconnected; b is unchanged
+    assert watch.awaiting()
+    ticks.now += REJUDGE_S  # a verdict that never changes holds no longer than this
+    assert not watch.awaiting()
+    watch.rejudge()
+    watch._listed([pod("b", message="0/4 nodes are available")])
+    assert not watch.awaiting()
