@@ -25,13 +25,18 @@ OWN_TAINT = "simkube.dev/readied-nodes-test"
 
 
 def held_node(name: str) -> dict[str, Any]:
-    """A KWOK node with no Ready condition yet, whose readiness sk-cloudprov holds."""
+    """A KWOK node registering as sk-cloudprov's do (Ready=False and the not-ready taint, as
+    a kubelet registers; without the condition the node lifecycle controller lifts the taint
+    at once), whose readiness sk-cloudprov holds."""
     return {"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name},
                          "annotations": {"kwok.x-k8s.io/node": "fake",
                                          READY_AFTER_ANNOTATION: "876000h"}},
-            "spec": {"taints": [{"key": OWN_TAINT, "effect": "NoSchedule"}]},
+            "spec": {"taints": [{"key": OWN_TAINT, "effect": "NoSchedule"},
+                                {"key": NOT_READY_TAINT_KEY, "effect": "NoSchedule"}]},
             "status": {"capacity": {"cpu": "2", "memory": "4Gi", "pods": "10"},
-                       "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}}
+                       "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"},
+                       "conditions": [{"type": "Ready", "status": "False",
+                                       "reason": "KubeletNotReady", "message": "starting"}]}}
 
 
 def pod_for(node: str) -> dict[str, Any]:
@@ -71,11 +76,6 @@ async def test_the_pod_a_readied_node_takes_is_awaited_until_it_is_bound(
         try:
             await asyncio.wait_for(nodes.watch.synced.wait(), timeout=10)
 
-            async def tainted() -> bool:
-                found = await api.request("GET", NODES.path(name=node))
-                return any(t["key"] == NOT_READY_TAINT_KEY for t in found["spec"].get("taints")
-                           or [])
-            await eventually(tainted, timeout=30, what="the not-ready taint")
             await api.request("POST", PODS.path(namespace=namespace), body=pod_for(node))
 
             async def judged() -> bool:
