@@ -56,10 +56,11 @@ async def test_delete_nodes_marks_exactly_those_then_lowers_replicas(setup: Scal
 
 async def test_delete_nodes_leaves_nodes_held_since_ca_found_them_unneeded(
         setup: ScalingSetup) -> None:
-    unneeded = time.time() - 0.5
-    setup.cluster.soft_taint("a", value=str(int(unneeded)))  # c: never marked unneeded
-    setup.current.update(timing=setup.current.timing, holds=((unneeded, unneeded + 0.2),))
+    setup.cluster.soft_taint("a", value=str(int(time.time()) - 1))  # c: never marked
     nodes = setup.cluster.index.groups["small"].nodes
+    unneeded = nodes["a"].candidate_since
+    assert unneeded is not None
+    setup.current.update(timing=setup.current.timing, holds=((unneeded, unneeded + 0.2),))
     await setup.scaler.delete_nodes("small", ["a", "c"], deadline=setup.deadline())
     assert setup.replicas() == 1  # the target drops at once
     assert ("DELETE", "/api/v1/nodes/c") in setup.writes()

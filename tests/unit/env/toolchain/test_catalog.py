@@ -53,8 +53,8 @@ def test_karpenter_builds_the_wrappers_own_main() -> None:
     assert "module simkube.local/toolchain/karpenter" in (
         KARPENTER.module_dir / "go.mod").read_text()
     assert [p.name for p in KARPENTER.sources] == ["clock.go", "main.go", "paced.go",
-                                                   "retimed.go", "traceclock.go",
-                                                   "triggers.go"]
+                                                   "retimed.go", "termination.go",
+                                                   "traceclock.go", "triggers.go"]
     assert all(not group.sources for group in (ETCD, KUBERNETES))
 
 
