@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from simkube.cloudprov.current_run import CurrentRun
-from simkube.cloudprov.index import ClusterIndex, Kind
+from simkube.cloudprov.index import ClusterIndex, Kind, NodeEntry
 from simkube.cloudprov.reconciling import Reconciler, cidr_for_slot
 from simkube.simulation.run_configmap import RunTiming
 from tests.unit.cloudprov.fakes import MARKED, NAMESPACE, FakeCluster, make_config
@@ -106,59 +106,61 @@ async def test_a_foreign_node_with_the_same_name_is_left_alone(cluster: FakeClus
     assert cluster.paths(Kind.NODE) == ["/api/v1/nodes/clash"]
 
 
-async def test_a_node_stays_for_the_time_held_since_ca_found_it_unneeded() -> None:
+@pytest.fixture
+async def on_a_run() -> AsyncIterator[tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]]:
+    """A run in progress, and instance ``going`` of group ``small`` with its Node."""
     current = CurrentRun(timing=RunTiming(run="shop-r1"))
     async with reconciling(current) as cluster:
         nodes = cluster.index.groups["small"].nodes
         cluster.pod("small", "going")
         await settle(cluster, lambda: "going" in nodes, "its node")
-        unneeded = time.time()
-        cluster.soft_taint("going", value=str(int(unneeded)))
-        assert nodes["going"].candidate_since == pytest.approx(unneeded, abs=0.05)
-        # CA's unneeded time ran through 0.4 s of holds, which trace time did not.
-        current.update(timing=current.timing, holds=((unneeded + 0.05, unneeded + 0.45),))
-        await asyncio.sleep(0.5)
-        removed = time.time()
-        cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
-        assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.3)
-        assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=1)
-        assert time.time() - removed >= 0.38
+        yield cluster, current, nodes
 
 
-async def test_a_hold_while_the_node_stays_keeps_it_until_the_hold_ends() -> None:
-    current = CurrentRun(timing=RunTiming(run="shop-r1"))
-    async with reconciling(current) as cluster:
-        nodes = cluster.index.groups["small"].nodes
-        cluster.pod("small", "going")
-        await settle(cluster, lambda: "going" in nodes, "its node")
-        unneeded = time.time()
-        cluster.soft_taint("going", value=str(int(unneeded)))
-        current.update(timing=current.timing, holds=((unneeded, unneeded + 0.2),))
-        await asyncio.sleep(0.25)
-        cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
-        began = time.time()
-        current.update(timing=current.timing, holds=current.holds,
-                       holding=(began + 0.05, began + 60))
-        await asyncio.sleep(0.5)  # its 0.2 s are long past in wall time, not on the clock
-        assert "going" in nodes
-        current.update(timing=current.timing, holds=(*current.holds, (began + 0.05, time.time())))
-        assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.3)
+async def test_a_node_stays_for_the_time_held_since_ca_found_it_unneeded(
+        on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
+    cluster, current, nodes = on_a_run
+    unneeded = time.time()
+    cluster.soft_taint("going", value=str(int(unneeded)))
+    assert nodes["going"].candidate_since == pytest.approx(unneeded, abs=0.05)
+    # CA's unneeded time ran through 0.4 s of holds, which trace time did not.
+    current.update(timing=current.timing, holds=((unneeded + 0.05, unneeded + 0.45),))
+    await asyncio.sleep(0.5)
+    removed = time.time()
+    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.3)
+    assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=1)
+    assert time.time() - removed >= 0.38
+
+
+async def test_a_hold_while_the_node_stays_keeps_it_until_the_hold_ends(
+        on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
+    cluster, current, nodes = on_a_run
+    unneeded = time.time()
+    cluster.soft_taint("going", value=str(int(unneeded)))
+    current.update(timing=current.timing, holds=((unneeded, unneeded + 0.2),))
+    await asyncio.sleep(0.25)
+    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    began = time.time()
+    current.update(timing=current.timing, holds=current.holds,
+                   holding=(began + 0.05, began + 60))
+    await asyncio.sleep(0.5)  # its 0.2 s are long past in wall time, not on the clock
+    assert "going" in nodes
+    current.update(timing=current.timing, holds=(*current.holds, (began + 0.05, time.time())))
+    assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.3)
 
 
 @pytest.mark.parametrize("taint", [None, "not-a-time"])
-async def test_a_node_ca_never_marked_goes_at_once_whatever_was_held(taint: str | None) -> None:
-    current = CurrentRun(timing=RunTiming(run="shop-r1"))
-    async with reconciling(current) as cluster:
-        nodes = cluster.index.groups["small"].nodes
-        cluster.pod("small", "going")
-        await settle(cluster, lambda: "going" in nodes, "its node")
-        if taint is not None:
-            cluster.soft_taint("going", value=taint)
-        now = time.time()
-        current.update(timing=current.timing, holds=((now - 0.5, now),))
-        assert nodes["going"].candidate_since is None
-        cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
-        assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.15)
+async def test_a_node_ca_never_marked_goes_at_once_whatever_was_held(
+        taint: str | None, on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
+    cluster, current, nodes = on_a_run
+    if taint is not None:
+        cluster.soft_taint("going", value=taint)
+    now = time.time()
+    current.update(timing=current.timing, holds=((now - 0.5, now),))
+    assert nodes["going"].candidate_since is None
+    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.15)
 
 
 async def test_without_holds_a_marked_node_goes_at_once(cluster: FakeCluster) -> None:
