@@ -5,17 +5,28 @@ younger than 2 s (``unschedulablePodTimeBuffer`` in ``core/static_autoscaler.go`
 pod asks for a GPU): "Unschedulable pods are very new, waiting one iteration". It is a Go
 constant on the wall clock, so no flag scales it: at speed *s* it costs 2·*s* seconds of
 trace time per scale-up (40 s at speed 20) where production waits 2 s and a scan. CA skips
-the check whenever ``--bypassed-scheduler-names`` is non-empty; naming a scheduler no pod uses
-changes nothing else (CA treats pods of a bypassed scheduler that the scheduler has not looked
-at yet as unschedulable, and there are none).
+the check whenever ``--bypassed-scheduler-names`` is non-empty.
 
 At speed 1 the wait is production's, and it does more than delay: it lets a burst of pods
 arrive before CA plans, so the burst gets one plan (``large 1->3``) instead of one node per
 loop as the pods turn unschedulable one by one. So ``env up``'s CA and the fidelity
 benchmark's ground truth keep it, and only runs faster than real time bypass it; there the
-run's clock is held while the scheduler and CA react (ctrl/holding.py), so the plans CA makes
-one pod at a time all fall at the burst's trace time. Below speed 1 the wait cannot be
-lengthened; it stays, shorter in trace time than production's.
+run's clock is held while the scheduler and CA react (ctrl/holding.py), and two more flags
+keep a burst's plan whole, as the wait did in production:
+
+- ``--bypassed-scheduler-names=default-scheduler``: besides skipping the wait, CA counts the
+  pods of a bypassed scheduler that it has not ruled on yet (``ArrangePodsBySchedulability``'s
+  "unprocessed" pods, which CA first tries to fit on existing nodes itself). A loop then
+  sees every pod of the burst that exists, not only those with a verdict so far.
+- ``--frequent-loops-enabled=false``: CA's pod observer otherwise starts a loop at the first
+  pod ruled unschedulable, while the rest of the burst is still being created, and that
+  loop plans for part of it (fidelity runs 7 and 8: ``small +1, large +1, large +1`` in three
+  loops where every truth planned ``large +2``). Without it CA loops one scan interval
+  after the previous loop ended; the holder waits for a loop that started after the pods
+  were there (it then counts loops by ``main`` alone: ``ctrl/autoscaler_loops.py``).
+
+Below speed 1 the wait cannot be lengthened; it stays, shorter in trace time than
+production's. A command line that already sets a flag keeps its own value.
 """
 
 from __future__ import annotations
@@ -24,9 +35,10 @@ from collections.abc import Sequence
 
 from simkube.core.simtime import TimeScale
 
-BYPASSED_SCHEDULER = "simkube-no-such-scheduler"
+BYPASSED_SCHEDULER = "default-scheduler"  # the environment's kube-scheduler, every pod's default
 BYPASSED_FLAG = "bypassed-scheduler-names"
 ALLOWED_FLAG = "allowed-scheduler-names"
+FREQUENT_LOOPS_FLAG = "frequent-loops-enabled"
 
 
 def _value(argv: Sequence[str], flag: str) -> str:
@@ -41,11 +53,23 @@ def _value(argv: Sequence[str], flag: str) -> str:
 
 def replay_flags(*, scale: TimeScale, argv: Sequence[str]) -> dict[str, str]:
     """Flags to put on CA's command line ``argv`` for a run at ``scale`` (name → value)."""
-    if not scale.faster_than_real_time or _value(argv, BYPASSED_FLAG):
-        return {}  # real time keeps production's wait; a user's bypass already removes it
-    flags = {BYPASSED_FLAG: BYPASSED_SCHEDULER}
+    if not scale.faster_than_real_time:
+        return {}  # real time keeps production's wait and loop triggers
+    flags: dict[str, str] = {}
+    if not _value(argv, FREQUENT_LOOPS_FLAG):
+        flags[FREQUENT_LOOPS_FLAG] = "false"
+    if _value(argv, BYPASSED_FLAG):
+        return flags  # a user's bypass already removes the wait
+    flags[BYPASSED_FLAG] = BYPASSED_SCHEDULER
     allowed = _value(argv, ALLOWED_FLAG)
-    if allowed:
+    if allowed and BYPASSED_SCHEDULER not in allowed.split(","):
         # CA refuses to start when a bypassed scheduler is not among the allowed ones.
         flags[ALLOWED_FLAG] = f"{allowed},{BYPASSED_SCHEDULER}"
     return flags
+
+
+def skips_age_wait(*, scale: TimeScale, argv: Sequence[str]) -> bool:
+    """Whether a run at ``scale`` starts CA (command line ``argv``) without production's
+    pod-age wait because of ``replay_flags``; a user's own bypass is not counted, as the
+    run then has no production wait to put back."""
+    return BYPASSED_FLAG in replay_flags(scale=scale, argv=argv)

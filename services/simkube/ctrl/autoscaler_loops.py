@@ -7,6 +7,13 @@ are therefore "loops started" and "loops finished"; a loop that started after so
 finished once ``finished`` exceeds the ``started`` read at that moment. Both reset to zero when
 CA restarts (sk-ctrl restarts it for every run's timers).
 
+A CA started with ``--frequent-loops-enabled=false`` (as a held replay's is:
+``core/replay_flags.py``) never waits on its loop trigger, so ``loopWait`` is never observed.
+Then only finished loops are counted, and a loop may be running at the moment of reading: the
+second loop to finish after it is the first known to have started after it
+(``LoopCounts.after_now``). CA's ``last_activity`` gauge has the start of the latest loop,
+but only to the second, too coarse to tell.
+
 The page is tens of kilobytes of text read many times a second during a hold, so only the
 one metric's ``_count`` lines are looked at, not parsed as a whole.
 """
@@ -41,6 +48,13 @@ class LoopsUnavailableError(Exception):
 class LoopCounts:
     started: int
     finished: int
+
+    def after_now(self) -> int:
+        """The count of finished loops that means a loop started after this reading has
+        finished."""
+        if self.started:
+            return self.started + 1
+        return self.finished + 2  # loops not triggered: one may be running now
 
 
 def parse_loop_counts(text: str) -> LoopCounts:

@@ -15,7 +15,9 @@ schedulable while pods wait holds the clock until the scheduler has looked at th
 (``readied_nodes.py``). A hold ends when all are done.
 
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
-of wall time; no hold starts while holds already took ``max_share`` of the run's wall time;
+of wall time beyond ``loop_wait_s``, the time a healthy CA may take to start a loop (two of
+its scan intervals when pods do not trigger its loops: ``autoscaler_loops.py``); no hold
+starts while holds already took ``max_share`` of the run's wall time;
 unreadable metrics mean no hold (warned once per run); and sk-driver ends a hold by itself
 after ``expires_after`` if this process dies mid-hold. Each hold's start and that expiry go
 to ``on_hold`` and, at its release, its wall-clock interval to ``on_held``: sk-cloudprov
@@ -47,13 +49,15 @@ Warn = Callable[[str, str], Awaitable[None]]  # (reason, message): a Warning Eve
 class Holder:
     def __init__(self, *, driver: Driver, run: str, loops: LoopSource, clock: TraceClock,
                  max_hold_s: float, warn: Warn, on_held: Callable[[Hold], None],
+                 loop_wait_s: float = 0.0,
                  on_hold: Callable[[Hold], None] = lambda _hold: None,
                  poll_s: float = POLL_S, max_share: float = MAX_SHARE,
                  monotonic: Callable[[], float] = time.monotonic,
                  wall: Callable[[], float] = time.time,
                  awaiting: Callable[[], bool] = lambda: False) -> None:
         self._driver, self._run, self._loops, self._clock = driver, run, loops, clock
-        self._max_hold_s, self._poll_s, self._max_share = max_hold_s, poll_s, max_share
+        self._poll_s, self._max_share = poll_s, max_share
+        self._bound_s = max_hold_s + loop_wait_s  # one hold's wall time, at most
         self._warn, self._on_held, self._monotonic = warn, on_held, monotonic
         self._on_hold = on_hold
         self._wall = wall  # Unix time, for the holds sk-cloudprov reads
@@ -89,7 +93,7 @@ class Holder:
     async def _target(self) -> int | None:
         """The count of finished loops that means "a loop that started now has finished"."""
         try:
-            return (await self._loops.read()).started + 1
+            return (await self._loops.read()).after_now()
         except LoopsUnavailableError as exc:
             await self._warn_once("AutoscalerMetricsUnavailable",
                                   f"the clock is not held for the autoscaler: {exc}")
@@ -102,7 +106,7 @@ class Holder:
             target = await self._target()
         if target is None and not self.awaiting():
             return  # nothing to wait for: judged already, or CA's loops cannot be read
-        bound_s = self._max_hold_s + EXPIRY_MARGIN_S
+        bound_s = self._bound_s + EXPIRY_MARGIN_S
         expiry = f"{round(bound_s * 1000)}ms"
         began = self._wall()
         try:
@@ -120,12 +124,12 @@ class Holder:
         if not reached:
             self.capped += 1
             await self._warn_once("AutoscalerSlow", f"Cluster Autoscaler did not finish a loop "
-                                  f"within {self._max_hold_s:g}s of a hold; holds stop there")
+                                  f"within {self._bound_s:g}s of a hold; holds stop there")
 
     async def _wait_for(self, target: int | None) -> bool:
         """Until every pod has the scheduler's verdict and CA has finished loop ``target``
         (True), or the hold's bound has passed."""
-        deadline = self._monotonic() + self._max_hold_s
+        deadline = self._monotonic() + self._bound_s
         last = -1
         while self._monotonic() < deadline:
             self._triggered.clear()  # what triggers now is waited for here

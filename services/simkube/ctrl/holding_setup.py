@@ -24,6 +24,7 @@ from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.holding import Holder
 from simkube.ctrl.owed_pods import OwedPodsWatch
 from simkube.ctrl.readied_nodes import ReadiedNodesWatch
+from simkube.ctrl.timing import loop_wait_s
 from simkube.ctrl.unschedulable import UnschedulableWatch
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, Hold, holds_data
 from simkube.simulation.spec import SimulationSpec
@@ -50,7 +51,7 @@ def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, 
         return False, ("off: sk-ctrl has no --autoscaler-metrics-url (no Cluster Autoscaler, "
                        "or Karpenter, which counts no loops)")
     return True, (f"on: each unschedulable pod holds the clock until Cluster Autoscaler "
-                  f"finishes a loop, at most {spec.max_hold_s:g}s")
+                  f"finishes a loop, at most {spec.max_hold_s + loop_wait_s(spec):g}s")
 
 
 class HeldPublisher:
@@ -101,7 +102,7 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
     async def warn(reason: str, message: str) -> None:
         await ctx.emit(reason, f"run {run}: {message}", warning=True)
     holder = Holder(driver=ctx.deps.driver, run=run, loops=ctx.deps.loops, clock=ctx.clock,
-                    max_hold_s=spec.max_hold_s, warn=warn,
+                    max_hold_s=spec.max_hold_s, loop_wait_s=loop_wait_s(spec), warn=warn,
                     on_held=publisher.update if publisher else lambda _hold: None,
                     on_hold=publisher.began if publisher else lambda _hold: None)
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,

@@ -34,6 +34,7 @@ from simkube.core.kubeapi import (
 )
 from simkube.core.logs import get_logger
 from simkube.core.replay_flags import replay_flags
+from simkube.core.replay_flags import skips_age_wait as flags_skip_age_wait
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale, plan
 from simkube.core.timers import BY_KEY, Component, Timer, replay_defaults
 from simkube.env import retiming
@@ -120,7 +121,7 @@ class AutoscalerDeployment:
         await self._set(None, run=None)
 
     async def skips_age_wait(self, *, scale: TimeScale) -> bool:
-        return bool(replay_flags(scale=scale, argv=await self._base_args()))
+        return flags_skip_age_wait(scale=scale, argv=await self._base_args())
 
     async def _base_args(self) -> list[str]:
         """CA's args as the Deployment had them before any run changed them."""
@@ -203,6 +204,15 @@ class RunTimers:
     plan: TimerPlan
     status: dict[str, Any]
     warnings: tuple[str, ...]
+
+
+def loop_wait_s(spec: SimulationSpec) -> float:
+    """Wall seconds a replay's CA may take to start a loop: two of its scan intervals, as it
+    loops on its scan alone (``core/replay_flags.py``, ``ctrl/autoscaler_loops.py``). The
+    Simulation's scan interval, else the replay's default; an environment's own is not
+    looked up (this only bounds a hold)."""
+    settings = spec.timers.with_defaults(replay_defaults())
+    return 2 * spec.scale.scale(SCAN_INTERVAL, settings.trace_ms(SCAN_INTERVAL)).wall_ms / 1000
 
 
 async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,

@@ -29,6 +29,7 @@ from simkube.core.config import load_yaml_mapping
 from simkube.core.flags import with_flags
 from simkube.core.logs import get_logger
 from simkube.core.replay_flags import replay_flags
+from simkube.core.replay_flags import skips_age_wait as flags_skip_age_wait
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale
 from simkube.core.timers import NEVER, Component
 from simkube.env import state
@@ -100,7 +101,8 @@ def skips_age_wait(name: str, *, scale: TimeScale) -> bool:
     with running(name, wait=LOCK_WAIT_S) as env:
         for record in env.components:
             if record.name == AUTOSCALER and record.argv:
-                return bool(replay_flags(scale=scale, argv=record.base_argv or record.argv))
+                return flags_skip_age_wait(scale=scale,
+                                           argv=record.base_argv or record.argv)
     return False
 
 

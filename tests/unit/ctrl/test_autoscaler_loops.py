@@ -33,6 +33,19 @@ def test_a_fresh_autoscaler_has_counted_nothing() -> None:
         started=0, finished=0)
 
 
+def test_a_loop_after_now_is_the_next_to_start_when_ca_counts_starts() -> None:
+    assert LoopCounts(started=42, finished=41).after_now() == 43
+
+
+def test_without_loop_triggers_the_second_loop_to_finish_is_the_first_after_now() -> None:
+    """--frequent-loops-enabled=false: no loopWait, and loop 42 may be running now."""
+    page = PAGE.replace('cluster_autoscaler_function_duration_seconds_count{function="loopWait"}'
+                        " 42\n", "")
+    counts = parse_loop_counts(page)
+    assert counts == LoopCounts(started=0, finished=41)
+    assert counts.after_now() == 43
+
+
 def test_a_garbled_counter_is_refused() -> None:
     with pytest.raises(LoopsUnavailableError, match="is not a number"):
         parse_loop_counts('cluster_autoscaler_function_duration_seconds_count{function="main"}'

@@ -18,7 +18,8 @@ RUN = "shop-r1"
 
 
 class Setup:
-    def __init__(self, *, max_hold_s: float = 1.0, max_share: float = 0.5) -> None:
+    def __init__(self, *, max_hold_s: float = 1.0, max_share: float = 0.5,
+                 loop_wait_s: float = 0.0) -> None:
         self.driver = FakeDriver()
         self.driver.known[RUN] = progress(RUN, trace_ms=4_000)
         self.loops = FakeLoops()
@@ -30,7 +31,8 @@ class Setup:
         async def warn(reason: str, message: str) -> None:
             self.warnings.append((reason, message))
         self.holder = Holder(driver=self.driver, run=RUN, loops=self.loops, clock=self.clock,
-                             max_hold_s=max_hold_s, warn=warn, on_held=self.published.append,
+                             max_hold_s=max_hold_s, loop_wait_s=loop_wait_s, warn=warn,
+                             on_held=self.published.append,
                              on_hold=self.began.append, poll_s=0.005, max_share=max_share)
 
     async def trigger_and_settle(self, *, wait: float = 0.1) -> None:
@@ -98,6 +100,28 @@ async def test_a_stuck_autoscaler_is_bounded_by_max_hold_and_warned_once() -> No
     assert setup.holder.capped == 2
     assert not setup.driver.known[RUN].held
     assert [reason for reason, _ in setup.warnings] == ["AutoscalerSlow"]
+
+
+async def test_a_ca_looping_on_its_scan_is_waited_for_two_loops_within_their_bound() -> None:
+    """No loopWait: loop 5 may be running at the trigger, so the hold waits for loop 6; the
+    bound is max hold plus the time two scans take."""
+    setup = Setup(max_hold_s=0.05, loop_wait_s=0.2, max_share=10)
+    setup.loops.counts = LoopCounts(started=0, finished=4)
+
+    def step(loops: FakeLoops) -> None:
+        if loops.reads == 3:
+            loops.counts = LoopCounts(started=0, finished=5)
+        if loops.reads == 20:  # 5 ms a read: past max hold, within its bound
+            assert setup.driver.known[RUN].held  # loop 5 may have started before the pod
+            loops.counts = LoopCounts(started=0, finished=6)
+    setup.loops.step = step
+    task = await running(setup)
+    await setup.trigger_and_settle(wait=0.4)
+    task.cancel()
+    assert setup.loops.reads == 20
+    assert setup.holder.capped == 0
+    assert setup.driver.expiries == ["3250ms"]  # max hold + two scans + the driver's margin
+    assert setup.warnings == []
 
 
 async def test_holds_stop_once_they_took_their_share_of_the_run() -> None:

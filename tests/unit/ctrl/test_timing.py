@@ -9,7 +9,7 @@ import pytest
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.core.timers import NEVER, replay_defaults
-from simkube.ctrl.timing import prepare_timers
+from simkube.ctrl.timing import loop_wait_s, prepare_timers
 from simkube.simulation.spec import SimulationSpec
 
 pytestmark = pytest.mark.unit
@@ -75,3 +75,8 @@ async def test_a_replays_own_default_applies_unless_asked(timer: str, replay: st
                                       spec=spec(settings), config=None, run="r1")
         shown = next(v for v in timers.status["values"] if v["timer"] == timer)
         assert shown["traceTime"] == trace
+
+
+def test_a_replays_ca_may_take_two_scans_of_wall_time_to_start_a_loop() -> None:
+    assert loop_wait_s(spec({})) == 2.0  # production's 10 s scan at speed 10
+    assert loop_wait_s(spec({"clusterAutoscaler.scan-interval": 30_000})) == 6.0

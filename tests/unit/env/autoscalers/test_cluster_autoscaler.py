@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from simkube.core.errors import EnvironmentStateError
-from simkube.core.replay_flags import BYPASSED_SCHEDULER
+from simkube.core.replay_flags import BYPASSED_SCHEDULER, FREQUENT_LOOPS_FLAG
 from simkube.env.autoscalers import cluster_autoscaler as autoscaler
 from simkube.env.autoscalers.cluster_autoscaler import BINARY_ENV, check, resolve
 from simkube.env.controlplane.components import Layout
@@ -130,3 +130,4 @@ def test_the_environments_ca_keeps_the_pod_age_wait(tmp_path: Path) -> None:
     argv = autoscaler.autoscaler_spec(binary=tmp_path / "ca", layout=Layout(root=tmp_path),
                                       port=8085).argv
     assert f"--bypassed-scheduler-names={BYPASSED_SCHEDULER}" not in argv
+    assert not any(arg.startswith(f"--{FREQUENT_LOOPS_FLAG}") for arg in argv)
