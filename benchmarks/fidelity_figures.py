@@ -88,18 +88,33 @@ def worst(comparisons: Iterable[Comparison]) -> dict[str, Value]:
     return result
 
 
-def within(errors: Mapping[str, Value]) -> dict[str, bool]:
+def within(errors: Mapping[str, Value],
+           limits: Mapping[str, float] = LIMITS) -> dict[str, bool]:
     return {name: (value := errors.get(name)) is not None and abs(value) <= limit
-            for name, limit in LIMITS.items()}
+            for name, limit in limits.items()}
 
 
-def highest_speed(worst_by_speed: Mapping[float, Mapping[str, Value]]) -> tuple[
-        float | None, str | None]:
+def spread_limits(real_time: Mapping[str, Value]) -> dict[str, float] | None:
+    """Each limit widened to what replaying at speed 1 already misses by (``real_time``: the
+    worst 1x repetition), or None when a 1x figure is missing. Two runs of one workload at
+    the same speed differ where the autoscaler's plan turns on sub-second timing: a faster
+    replay cannot be judged closer to the truth than the truth is to itself."""
+    limits = {}
+    for name, limit in LIMITS.items():
+        value = real_time.get(name)
+        if value is None or math.isinf(value):
+            return None
+        limits[name] = max(limit, abs(value))
+    return limits
+
+
+def highest_speed(worst_by_speed: Mapping[float, Mapping[str, Value]],
+                  limits: Mapping[str, float] = LIMITS) -> tuple[float | None, str | None]:
     """The highest speed up to which every tested speed keeps every limit, and what broke
     first above it (``None`` when nothing did). One noisy pass above a failure does not count."""
     best = None
     for speed in sorted(worst_by_speed):
-        kept = within(worst_by_speed[speed])
+        kept = within(worst_by_speed[speed], limits)
         missed = [name for name, ok in kept.items() if not ok]
         if missed:
             return best, f"speed {speed:g}: {', '.join(missed)}"

@@ -62,3 +62,18 @@ def test_an_unknown_autoscaler_is_named_before_anything_starts(
     assert line["autoscaler"] is None
     assert line["ran"] is False
     assert "SIMKUBE_FIDELITY_AUTOSCALER='keda'" in line["reason"]
+
+
+def test_the_spread_line_judges_speeds_against_the_real_time_replays() -> None:
+    label = {"autoscaler": "cluster-autoscaler", "autoscaler_version": "1.36.1"}
+    real_time = {"nodes_curve": 0.09, "cost": 0.01, "pending_p90": 0.04}
+    worst = {1.0: real_time, 10.0: {**real_time, "nodes_curve": 0.08},
+             20.0: {**real_time, "cost": 0.2}}
+    [line] = fidelity._against_spread(label, worst)
+    assert line["figure"] == "fidelity.highest_speed_within_spread"
+    assert line["value"] == 10.0
+    assert line["first_miss"] == "speed 20: cost"
+    assert line["spread_pct"] == {"nodes_curve_pct": 9.0, "cost_pct": 1.0,
+                                  "pending_p90_pct": 4.0}
+    assert line["limits_pct"] == {"nodes_curve": 9.0, "cost": 5.0, "pending_p90": 10.0}
+    assert list(fidelity._against_spread(label, {10.0: real_time})) == []  # no 1x replays

@@ -15,6 +15,7 @@ from benchmarks.fidelity_figures import (
     highest_speed,
     percent,
     relative,
+    spread_limits,
     within,
     worst,
 )
@@ -105,6 +106,18 @@ def test_the_highest_speed_stops_at_the_first_miss() -> None:
         5, "speed 10: pending_p90")
     assert highest_speed({1: fine, 5: fine}) == (5, None)
     assert highest_speed({1: bad}) == (None, "speed 1: pending_p90")
+
+
+def test_limits_widen_to_what_a_real_time_replay_already_misses_by() -> None:
+    real_time = {"nodes_curve": 0.08, "cost": -0.02, "pending_p90": -0.12, "node_hours": 0.5}
+    limits = spread_limits(real_time)
+    assert limits == {"nodes_curve": 0.08, "cost": 0.05, "pending_p90": 0.12}
+    faster = {"nodes_curve": 0.07, "cost": 0.04, "pending_p90": 0.11}
+    assert highest_speed({1: real_time, 20: faster}) == (None, "speed 1: nodes_curve, "
+                                                                "pending_p90")
+    assert highest_speed({1: real_time, 20: faster}, limits) == (20, None)
+    assert spread_limits({**real_time, "cost": None}) is None
+    assert spread_limits({**real_time, "cost": math.inf}) is None
 
 
 def test_percentages_are_json_safe() -> None:
