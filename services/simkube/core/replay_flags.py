@@ -35,6 +35,10 @@ from collections.abc import Sequence
 
 from simkube.core.simtime import TimeScale
 
+# CA leaves a pod younger than this annotation's duration out of scale-up (``filterOutYoungPods``);
+# a held replay's pods carry it until sk-ctrl releases them (``ctrl/scale_up_gate.py``).
+SCALE_UP_DELAY_ANNOTATION = "cluster-autoscaler.kubernetes.io/pod-scale-up-delay"
+GATED_DELAY = "87600h"  # ten years: out of scale-up until the annotation is removed
 BYPASSED_SCHEDULER = "default-scheduler"  # the environment's kube-scheduler, every pod's default
 BYPASSED_FLAG = "bypassed-scheduler-names"
 ALLOWED_FLAG = "allowed-scheduler-names"

@@ -51,12 +51,13 @@ def clock_running(progress: driver_pb2.SimulationProgress) -> bool:
     return progress.state == STATE.SIMULATION_STATE_RUNNING and not progress.held
 
 
-def start_request(*, name: str, spec: SimulationSpec) -> driver_pb2.StartSimulationRequest:
+def start_request(*, name: str, spec: SimulationSpec,
+                  gate_scale_up: bool = False) -> driver_pb2.StartSimulationRequest:
     """The StartSimulation call for run ``name`` of ``spec``; the run's root is kept."""
     request = driver_pb2.StartSimulationRequest(
         name=name, speed=spec.scale.speed, duration=spec.duration,
         namespace_prefix=spec.namespace_prefix, cleanup=False,
-        remove_hpas=spec.hpa is HpaMode.REMOVED,
+        remove_hpas=spec.hpa is HpaMode.REMOVED, gate_scale_up=gate_scale_up,
         pod_timing=driver_pb2.PodTiming(startup_delay=spec.startup_delay,
                                         startup_jitter=spec.startup_jitter,
                                         lifetime_jitter=spec.lifetime_jitter))
@@ -77,7 +78,7 @@ class Driver(Protocol):
     address: str
 
     async def start(self, *, name: str, spec: SimulationSpec,
-                    ) -> driver_pb2.SimulationProgress: ...
+                    gate_scale_up: bool = False) -> driver_pb2.SimulationProgress: ...
     def watch(self, name: str) -> AsyncIterator[driver_pb2.SimulationProgress]: ...
     async def pause(self, name: str) -> driver_pb2.SimulationProgress: ...
     async def resume(self, name: str) -> driver_pb2.SimulationProgress: ...
@@ -109,8 +110,10 @@ class DriverClient:
         except grpc.aio.AioRpcError as exc:
             raise DriverError.from_rpc(exc) from None
 
-    async def start(self, *, name: str, spec: SimulationSpec) -> driver_pb2.SimulationProgress:
-        reply = await self._call(self._stub.StartSimulation, start_request(name=name, spec=spec))
+    async def start(self, *, name: str, spec: SimulationSpec,
+                    gate_scale_up: bool = False) -> driver_pb2.SimulationProgress:
+        reply = await self._call(self._stub.StartSimulation, start_request(
+            name=name, spec=spec, gate_scale_up=gate_scale_up))
         return reply.progress
 
     async def watch(self, name: str) -> AsyncIterator[driver_pb2.SimulationProgress]:

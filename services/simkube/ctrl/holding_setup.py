@@ -4,9 +4,10 @@ Whether a run holds at all is decided once, at its start, and written to ``statu
 with the reason when it does not: the Simulation turned it off (``spec.clock``), the run is
 not faster than real time (at speed 1 CA's latency is production's own), or sk-ctrl
 has no autoscaler metrics to read (no ``--autoscaler-metrics-url``: no Cluster Autoscaler in
-the environment, or Karpenter, which counts no loops). While it holds, five tasks run: the
+the environment, or Karpenter, which counts no loops). While it holds, six tasks run: the
 watches of unschedulable pods, of workloads owing pods and of nodes turning schedulable, the
-holder, and the publisher of the holds (those that ended, and the one in progress) into the
+holder, the scale-up gate (``scale_up_gate.py``; idle when the run's pods carry no gate), and
+the publisher of the holds (those that ended, and the one in progress) into the
 run's ConfigMap, where sk-cloudprov keeps its provisioning and readiness deadlines on the
 run's clock with them.
 """
@@ -24,7 +25,8 @@ from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.holding import Holder
 from simkube.ctrl.owed_pods import OwedPodsWatch
 from simkube.ctrl.readied_nodes import ReadiedNodesWatch
-from simkube.ctrl.timing import loop_wait_s
+from simkube.ctrl.scale_up_gate import ScaleUpGate
+from simkube.ctrl.timing import loop_wait_s, scan_interval_s
 from simkube.ctrl.unschedulable import UnschedulableWatch
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, Hold, holds_data
 from simkube.simulation.spec import SimulationSpec
@@ -105,18 +107,21 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
                     max_hold_s=spec.max_hold_s, loop_wait_s=loop_wait_s(spec), warn=warn,
                     on_held=publisher.update if publisher else lambda _hold: None,
                     on_hold=publisher.began if publisher else lambda _hold: None)
+    gate = ScaleUpGate(kube=ctx.deps.kube, clock=ctx.clock.now, scan_s=scan_interval_s(spec),
+                       hold=holder.expect, loop=holder.trigger)
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
-                               on_new=holder.trigger, on_created=holder.expect)
+                               on_new=gate.turned_unschedulable, on_created=holder.expect,
+                               on_seen=gate.seen, on_gone=gate.gone)
     owed = OwedPodsWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
                          on_owed=holder.expect)
-    holder.awaiting = lambda: owed.owing() or watch.awaiting()
+    holder.awaiting = lambda: owed.owing() or watch.awaiting() or gate.releasing()
 
     def node_step() -> None:
         watch.rejudge()
         holder.expect()
     readied = ReadiedNodesWatch(kube=ctx.deps.kube, on_step=node_step)
     tasks = [asyncio.create_task(task)
-             for task in (watch.run(), owed.run(), readied.run(), holder.run())]
+             for task in (watch.run(), owed.run(), readied.run(), holder.run(), gate.run())]
     if publisher is not None:
         tasks.append(asyncio.create_task(publisher.run()))
     try:
@@ -126,4 +131,5 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         log.info("holding ended", run=run, holds=holder.holds, capped=holder.capped,
-                 held_s=round(holder.held_s, 3))
+                 held_s=round(holder.held_s, 3), gate_moments=gate.moments,
+                 gate_released=gate.released)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from simkube.cloudprov.config import CloudConfig
 from simkube.ctrl import nodegroups
 from simkube.ctrl.context import SimulationContext
+from simkube.ctrl.holding_setup import holding_status
 from simkube.ctrl.retrying import SimulationFailedError
 from simkube.ctrl.timing import prepare_timers, restore_timers
 from simkube.simulation.spec import SimulationSpec
@@ -29,10 +30,12 @@ async def node_groups(ctx: SimulationContext, spec: SimulationSpec) -> CloudConf
 
 
 async def prepare(ctx: SimulationContext, *, spec: SimulationSpec, config: CloudConfig | None,
-                  number: int, name: str) -> None:
-    """Run ``number`` (driver run ``name``): timers in place and in status, groups reset."""
+                  number: int, name: str) -> bool:
+    """Run ``number`` (driver run ``name``): timers in place and in status, groups reset.
+    True when the run's pods are to carry CA's scale-up gate (``scale_up_gate.py``)."""
     timers = await prepare_timers(ctx.deps.kube, target=ctx.deps.timer_target, spec=spec,
-                                  config=config, run=name)
+                                  config=config, run=name,
+                                  holding=holding_status(ctx, spec)[0])
     await ctx.writer.write(timers=timers.status)
     for warning in timers.warnings:
         await ctx.emit("TimerFloored", f"run {number}: {warning}", warning=True)
@@ -41,6 +44,7 @@ async def prepare(ctx: SimulationContext, *, spec: SimulationSpec, config: Cloud
             await nodegroups.reset(ctx.deps.kube, config)
         except nodegroups.NodeGroupError as exc:
             raise SimulationFailedError(exc.message) from None
+    return timers.gates_scale_up
 
 
 async def restore(ctx: SimulationContext) -> None:

@@ -33,10 +33,11 @@ async def start_run(ctx: SimulationContext, report: RunReport, *, number: int,
     runs = report.planned(spec.repetitions)
     entry = await report.begin(number=number, repetitions=runs,
                                run_dir=simulation_dir / f"run-{number}")
-    await preparing.prepare(ctx, spec=spec, config=config, number=number, name=name)
+    gated = await preparing.prepare(ctx, spec=spec, config=config, number=number, name=name)
     retrier = ctx.deps.retrier()
     try:
-        await retrier.call(lambda: ctx.deps.driver.start(name=name, spec=spec),
+        await retrier.call(lambda: ctx.deps.driver.start(name=name, spec=spec,
+                                                         gate_scale_up=gated),
                            what=f"start run {name}")
     except DriverError as exc:
         mine = (exc.code == grpc.StatusCode.ALREADY_EXISTS

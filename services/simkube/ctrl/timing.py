@@ -204,30 +204,38 @@ class RunTimers:
     plan: TimerPlan
     status: dict[str, Any]
     warnings: tuple[str, ...]
+    gates_scale_up: bool = False  # pods carry CA's scale-up gate (``scale_up_gate.py``)
+
+
+def scan_interval_s(spec: SimulationSpec) -> float:
+    """CA's scan interval in trace seconds: the Simulation's, else the replay's default (an
+    environment's own is not looked up: this paces the scale-up gate and bounds a hold)."""
+    return spec.timers.with_defaults(replay_defaults()).trace_ms(SCAN_INTERVAL) / 1000
 
 
 def loop_wait_s(spec: SimulationSpec) -> float:
     """Wall seconds a replay's CA may take to start a loop: two of its scan intervals, as it
-    loops on its scan alone (``core/replay_flags.py``, ``ctrl/autoscaler_loops.py``). The
-    Simulation's scan interval, else the replay's default; an environment's own is not
-    looked up (this only bounds a hold)."""
-    settings = spec.timers.with_defaults(replay_defaults())
-    return 2 * spec.scale.scale(SCAN_INTERVAL, settings.trace_ms(SCAN_INTERVAL)).wall_ms / 1000
+    loops on its scan alone (``core/replay_flags.py``, ``ctrl/autoscaler_loops.py``)."""
+    return 2 * spec.scale.to_wall(scan_interval_s(spec))
 
 
 async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
                          spec: SimulationSpec, config: CloudConfig | None,
-                         run: str) -> RunTimers:
-    """Everything timed for run ``run`` of ``spec`` at its speed; what it became, recorded."""
+                         run: str, holding: bool = False) -> RunTimers:
+    """Everything timed for run ``run`` of ``spec`` at its speed; what it became, recorded.
+    A ``holding`` run whose CA bypasses the pod-age wait gates its pods' scale-up instead
+    (``scale_up_gate.py``)."""
     # The environment's own values where the Simulation sets none, so the status shows what
     # the run really gets (Karpenter's consolidateAfter from env up), then a replay's own
     # defaults (metrics-server's resolution).
     own = await target.environment_timers() if target is not None else {}
     settings = spec.timers.with_defaults({**replay_defaults(), **own})
     scaled = plan(scale=spec.scale, settings=settings, extra=provisioning_timers(config))
+    skips = target is not None and await target.skips_age_wait(scale=spec.scale)
+    gates = skips and holding
     if config is not None:
         age_wait_s = 0.0
-        if target is not None and await target.skips_age_wait(scale=spec.scale):
+        if skips and not gates:
             # What production's CA waits after the 2 s: the loop after the skipped one.
             age_wait_s = settings.trace_ms(SCAN_INTERVAL) / 1000
         await publish(kube, namespace=config.namespace,
@@ -244,7 +252,7 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
               "values": [timer.to_status() for timer in scaled.timers]}
     log.info("run timers", run=run, speed=spec.scale.speed, applied_to=applied,
              floored=[t.timer.key for t in scaled.floored()])
-    return RunTimers(plan=scaled, status=status, warnings=warnings)
+    return RunTimers(plan=scaled, status=status, warnings=warnings, gates_scale_up=gates)
 
 
 async def restore_timers(kube: KubeClient, *, target: TimerTarget | None,

@@ -4,12 +4,14 @@ A pod the replay creates first waits for the scheduler's verdict: bound to a nod
 condition PodScheduled=False, reason Unschedulable — the moment the replay has created work
 for Cluster Autoscaler. Both waits are wall time (tenths of a second: seconds of trace time at
 speed 20), so the holder holds the run's clock over both: ``on_created`` when a pod without a
-verdict appears (``awaiting`` stays true until every such pod has one), ``on_new`` when a pod
-is first seen unschedulable. Only pending pods without a node can be in either state, so the
-list and watch ask the API server for exactly those (``status.phase=Pending,spec.nodeName=``):
-cheap even when a run has 10,000 pods bound and running; a bound pod leaves the selection (a
-DELETED event). Pods held back by scheduling gates wait for someone else, not the scheduler,
-and are left out. The run's namespaces are ``<prefix>-<namespace>``.
+verdict appears (``awaiting`` stays true until every such pod has one), ``on_new`` with a pod
+first seen unschedulable. ``on_seen`` and ``on_gone`` pass on every pod of the run listed or
+changed, and every one that left the selection (``scale_up_gate.py`` keeps its own track).
+Only pending pods without a node can be in either state, so the list and watch ask the API
+server for exactly those (``status.phase=Pending,spec.nodeName=``): cheap even when a run has
+10,000 pods bound and running; a bound pod leaves the selection (a DELETED event). Pods held
+back by scheduling gates wait for someone else, not the scheduler, and are left out.
+The run's namespaces are ``<prefix>-<namespace>``.
 
 When a node turns schedulable (``readied_nodes.py``), ``rejudge`` makes the pods now
 unschedulable awaited again until each is bound or its PodScheduled condition changes (the
@@ -26,6 +28,7 @@ from typing import Any
 from simkube.core.kubeapi import PODS, KubeClient, ListWatch
 
 UNBOUND_PENDING = "status.phase=Pending,spec.nodeName="
+Pod = dict[str, Any]
 REJUDGE_S = 0.5
 
 
@@ -52,12 +55,15 @@ class UnschedulableWatch:
     """Calls ``on_created`` when a pod of the run appears without the scheduler's verdict,
     ``on_new`` when one is first seen unschedulable; ``awaiting`` while any has no verdict."""
 
-    def __init__(self, *, kube: KubeClient, prefix: str, on_new: Callable[[], None],
+    def __init__(self, *, kube: KubeClient, prefix: str, on_new: Callable[[Pod], None],
                  on_created: Callable[[], None] = lambda: None,
+                 on_seen: Callable[[Pod], None] = lambda _pod: None,
+                 on_gone: Callable[[str], None] = lambda _uid: None,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self._prefix = f"{prefix}-"
         self._on_new = on_new
         self._on_created = on_created
+        self._on_seen, self._on_gone = on_seen, on_gone
         self._monotonic = monotonic
         self._seen: dict[str, dict[str, Any]] = {}  # uids now unschedulable: their verdict
         self._unjudged: set[str] = set()  # uids the scheduler has not ruled on
@@ -89,6 +95,8 @@ class UnschedulableWatch:
 
     def _listed(self, pods: list[dict[str, Any]]) -> None:
         ours = [(uid, pod) for pod in pods if (uid := self._uid(pod))]
+        for _, pod in ours:
+            self._on_seen(pod)
         now = {uid: _scheduled_condition(pod) or {} for uid, pod in ours if unschedulable(pod)}
         news = now.keys() - self._seen.keys()
         self._seen = now  # a re-list forgets pods gone meanwhile
@@ -98,18 +106,21 @@ class UnschedulableWatch:
         created, self._unjudged = waiting - self._unjudged, waiting
         if created:
             self._on_created()
-        if news:
-            self._on_new()
+        for uid, pod in ours:
+            if uid in news:
+                self._on_new(pod)
 
     def _changed(self, kind: str, pod: dict[str, Any]) -> None:
         uid = self._uid(pod)
         if uid is None:
             return
         if kind == "DELETED":  # bound (out of the selection) or gone
+            self._on_gone(uid)
             self._seen.pop(uid, None)
             self._unjudged.discard(uid)
             self._rejudged.pop(uid, None)
             return
+        self._on_seen(pod)
         if unjudged(pod):
             if uid not in self._unjudged:
                 self._unjudged.add(uid)
@@ -123,6 +134,6 @@ class UnschedulableWatch:
             self._seen.pop(uid, None)
         elif uid not in self._seen:
             self._seen[uid] = verdict
-            self._on_new()
+            self._on_new(pod)
         else:
             self._seen[uid] = verdict

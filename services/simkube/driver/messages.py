@@ -33,6 +33,7 @@ def options_from_request(request: driver_pb2.StartSimulationRequest) -> Simulati
         cleanup=request.cleanup,
         max_concurrency=request.max_concurrency or None,
         remove_hpas=request.remove_hpas,
+        gate_scale_up=request.gate_scale_up,
         field_names={"startup_delay": "pod_timing.startup_delay",
                      "startup_jitter": "pod_timing.startup_jitter",
                      "lifetime_jitter": "pod_timing.lifetime_jitter",

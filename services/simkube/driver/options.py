@@ -48,6 +48,7 @@ class PodTiming:
     startup_delay_ms: int = 0
     startup_jitter_ms: int = 0
     lifetime_jitter_ms: int = 0
+    scale_up_gated: bool = False  # pods carry CA's pod-scale-up-delay until sk-ctrl lifts it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,6 +137,7 @@ def build_options(*, name: str, speed: float | None = None, duration: str | None
                   startup_delay: str | None = None, startup_jitter: str | None = None,
                   lifetime_jitter: str | None = None, cleanup: bool = False,
                   max_concurrency: int | None = None, remove_hpas: bool = False,
+                  gate_scale_up: bool = False,
                   field_names: Mapping[str, str] | None = None) -> SimulationOptions:
     """Options from raw input; ``field_names`` renames fields in errors (``speed`` → ``--speed``).
 
@@ -160,7 +162,8 @@ def build_options(*, name: str, speed: float | None = None, duration: str | None
     timing = PodTiming(
         startup_delay_ms=_optional_duration(startup_delay, field=named("startup_delay")),
         startup_jitter_ms=_optional_duration(startup_jitter, field=named("startup_jitter")),
-        lifetime_jitter_ms=_optional_duration(lifetime_jitter, field=named("lifetime_jitter")))
+        lifetime_jitter_ms=_optional_duration(lifetime_jitter, field=named("lifetime_jitter")),
+        scale_up_gated=gate_scale_up)
     return SimulationOptions(
         name=check_name(name, field=named("name")),
         scale=REAL_TIME if speed is None else check_speed(speed, field=named("speed")),

@@ -1,5 +1,8 @@
 """Pod templates made fit for fake nodes: placement, port clean-up and KWOK's annotations.
 
+In a held run the templates also carry Cluster Autoscaler's scale-up gate, which sk-ctrl
+lifts pod by pod at production's plan moments (``ctrl/scale_up_gate.py``).
+
 Every pod a simulation creates, whether applied directly (a bare Pod) or made by a
 controller from a template, passes through one of the templates rewritten here, so this is
 the one place that decides where the simulation's pods may run and which KWOK stages act on
@@ -12,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from simkube.core.durations import go_duration
+from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
 from simkube.driver.names import SIMULATION_LABEL, STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.driver.options import Placement, PodTiming
 from simkube.trace import At, containers, dedupe_ports, field_list, field_map
@@ -26,6 +30,8 @@ def rewrite_template(template: dict[str, Any], *, at: At, simulation: str, place
     annotations = field_map(metadata, "annotations", at / "metadata")
     if lifecycle_owner is not None:
         annotations[lifecycle_owner[0]] = lifecycle_owner[1]
+    if timing.scale_up_gated:
+        annotations[SCALE_UP_DELAY_ANNOTATION] = GATED_DELAY
     if timing.startup_delay_ms or timing.startup_jitter_ms:
         annotations[STARTUP_DELAY] = go_duration(timing.startup_delay_ms)
         if timing.startup_jitter_ms:

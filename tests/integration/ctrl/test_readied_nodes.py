@@ -65,7 +65,7 @@ async def test_the_pod_a_readied_node_takes_is_awaited_until_it_is_bound(
     steps: list[float] = []
     async with a_run_and_a_held_node(api) as (prefix, namespace, node):
         # The bound never runs out here: only a binding or a new verdict ends the wait.
-        pods = UnschedulableWatch(kube=api, prefix=prefix, on_new=lambda: None,
+        pods = UnschedulableWatch(kube=api, prefix=prefix, on_new=lambda _pod: None,
                                   monotonic=lambda: 0.0)
 
         def step() -> None:

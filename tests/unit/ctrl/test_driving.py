@@ -34,6 +34,8 @@ def test_file_source() -> None:
     assert request.remove_hpas is False
     removed = parse_spec({"spec": {"trace": {"path": "/t.sktrace"}, "hpa": "removed"}})
     assert start_request(name="s-r1", spec=removed).remove_hpas is True
+    assert request.gate_scale_up is False
+    assert start_request(name="s-r1", spec=spec, gate_scale_up=True).gate_scale_up is True
 
 
 def test_tracer_source() -> None:

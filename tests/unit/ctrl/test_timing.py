@@ -80,3 +80,11 @@ async def test_a_replays_own_default_applies_unless_asked(timer: str, replay: st
 def test_a_replays_ca_may_take_two_scans_of_wall_time_to_start_a_loop() -> None:
     assert loop_wait_s(spec({})) == 2.0  # production's 10 s scan at speed 10
     assert loop_wait_s(spec({"clusterAutoscaler.scan-interval": 30_000})) == 6.0
+
+
+async def test_a_held_run_whose_ca_skips_the_age_wait_gates_its_pods() -> None:
+    for holding, target, gates in ((True, FakeTarget({}), True), (False, FakeTarget({}), False),
+                                   (True, None, False)):
+        timers = await prepare_timers(cast(KubeClient, None), target=target, spec=spec({}),
+                                      config=None, run="r1", holding=holding)
+        assert timers.gates_scale_up is gates

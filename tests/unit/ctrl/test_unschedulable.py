@@ -34,7 +34,7 @@ def test_only_the_schedulers_unschedulable_verdict_counts() -> None:
 def test_each_pod_triggers_once_and_only_in_the_runs_namespaces() -> None:
     fired: list[int] = []
     watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
-                               on_new=lambda: fired.append(1))
+                               on_new=lambda _pod: fired.append(1))
     assert watch.watch._query == {"fieldSelector": UNBOUND_PENDING}
     watch._listed([pod("a"), pod("x", namespace="default")])
     assert len(fired) == 1
@@ -60,7 +60,7 @@ def test_pods_without_a_verdict_are_awaited_until_the_scheduler_rules() -> None:
     created: list[int] = []
     unschedulable_now: list[int] = []
     watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
-                               on_new=lambda: unschedulable_now.append(1),
+                               on_new=lambda _pod: unschedulable_now.append(1),
                                on_created=lambda: created.append(1))
     watch._changed("ADDED", fresh("a"))
     watch._changed("ADDED", fresh("b"))
@@ -91,7 +91,7 @@ class Ticks:
 def test_a_node_turning_schedulable_awaits_new_verdicts_on_the_unschedulable_pods() -> None:
     ticks = Ticks()
     watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
-                               on_new=lambda: None, monotonic=ticks)
+                               on_new=lambda _pod: None, monotonic=ticks)
     watch._listed([pod("a"), pod("b"), pod("c")])
     assert not watch.awaiting()
     watch.rejudge()
@@ -107,7 +107,7 @@ def test_a_node_turning_schedulable_awaits_new_verdicts_on_the_unschedulable_pod
 def test_awaiting_new_verdicts_ends_at_its_bound_and_a_relist_forgets_gone_pods() -> None:
     ticks = Ticks()
     watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
-                               on_new=lambda: None, monotonic=ticks)
+                               on_new=lambda _pod: None, monotonic=ticks)
     watch._listed([pod("a"), pod("b")])
     watch.rejudge()
     watch._listed([pod("b")])  # a went while disconnected; b is unchanged

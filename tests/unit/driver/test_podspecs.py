@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
 from simkube.driver.names import LIFECYCLE_OWNER, SIMULATION_LABEL, STARTUP_DELAY, STARTUP_DELAY_MAX
 from simkube.driver.options import Placement, PodTiming
 from simkube.driver.podspecs import place, rewrite_template
@@ -39,6 +40,13 @@ def test_a_template_is_labelled_timed_and_placed() -> None:
     assert spec["nodeSelector"] == {"type": "kwok"}
     assert spec["containers"][0]["ports"] == [{"containerPort": 1},
                                               {"containerPort": 1, "protocol": "UDP"}]
+
+
+def test_a_gated_run_hides_its_pods_from_ca_scale_up() -> None:
+    template: dict[str, Any] = {}
+    rewrite_template(template, at=AT, simulation="sim", placement=Placement(),
+                     timing=PodTiming(scale_up_gated=True), lifecycle_owner=None)
+    assert template["metadata"]["annotations"] == {SCALE_UP_DELAY_ANNOTATION: GATED_DELAY}
 
 
 def test_no_timing_annotations_without_a_delay() -> None:

@@ -1,0 +1,148 @@
+"""Production's pod-age wait, played on a held run's trace clock: when CA may plan for a pod.
+
+CA 1.36 plans nothing in a loop whose unschedulable pods are all younger than 2 s
+(``unschedulablePodTimeBuffer``: "Unschedulable pods are very new, waiting one iteration").
+With frequent loops (production's default) a loop starts when a pod turns unschedulable, and
+otherwise one scan interval after the previous loop. So production plans for waiting pods at
+the first loop at least 2 s after the oldest of them arrived: pods arriving in waves are
+planned wave by wave, 2-3 s after the first; pods arriving at once are planned whole, a scan
+after them. A run faster than real time cannot keep that wait on CA's wall clock (2·speed s
+of trace), so its CA bypasses it (``core/replay_flags.py``) and would plan at the pods' own
+trace time, whenever its own wall-clock loop comes.
+
+So the driver gives every pod of such a run CA's ``pod-scale-up-delay`` annotation (ten
+years: CA leaves the pod out of scale-up) and this gate plays production's loop schedule in
+trace time. A loop moment comes when a gated pod turns unschedulable, and one scan interval
+after the previous moment. At a moment whose oldest unschedulable gated pod was seen at least
+``AGE_S`` of trace earlier, the gate holds the clock, removes the annotation from every
+unschedulable gated pod, and asks the holder for a CA loop that started after that: CA plans
+for exactly the pods production's loop would have seen. CA's own loops go on for scale-down.
+A pod without the annotation (a run that does not gate) is left to the holder as before.
+
+What this leaves, in trace time: production's "oldest" counts only pods no existing or
+upcoming node can take, the gate's only those gated since their release; a trigger that comes
+while production's loop runs waits for it (a loop is 0.1-0.3 s), here it does not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from simkube.core.kubeapi import PODS, ApiError, KubeClient, merge_patch
+from simkube.core.logs import get_logger
+from simkube.core.replay_flags import SCALE_UP_DELAY_ANNOTATION
+
+log = get_logger(__name__)
+AGE_S = 2.0  # CA's unschedulablePodTimeBuffer (30 s for GPU pods is not played)
+POLL_S = 0.005  # wall seconds between looks at the trace clock for the next scan moment
+PATCHES_IN_FLIGHT = 16
+
+
+def gated(pod: dict[str, Any]) -> bool:
+    annotations = (pod.get("metadata") or {}).get("annotations") or {}
+    return SCALE_UP_DELAY_ANNOTATION in annotations
+
+
+@dataclass
+class _Waiting:
+    namespace: str
+    name: str
+    seen_s: float  # trace time the gate first saw the pod
+    unschedulable: bool = False
+
+
+class ScaleUpGate:
+    """Lifts CA's scale-up gate from waiting pods at production's plan moments."""
+
+    def __init__(self, *, kube: KubeClient, clock: Callable[[], float], scan_s: float,
+                 hold: Callable[[], None], loop: Callable[[], None],
+                 age_s: float = AGE_S, poll_s: float = POLL_S) -> None:
+        self._kube, self._clock, self._scan_s, self._age_s = kube, clock, scan_s, age_s
+        self._hold, self._loop, self._poll_s = hold, loop, poll_s
+        self._waiting: dict[str, _Waiting] = {}  # uid -> a gated pod without a node
+        self._released: set[str] = set()  # uids whose gate was lifted (older events lag)
+        self._last_moment_s = clock()
+        self._releases = 0  # in progress
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.moments = 0
+        self.released = 0
+
+    def releasing(self) -> bool:
+        """A release is under way: the holder keeps the clock held until it is done."""
+        return self._releases > 0
+
+    def seen(self, pod: dict[str, Any]) -> None:
+        """A pending pod without a node, listed or changed."""
+        metadata = pod.get("metadata") or {}
+        uid = str(metadata.get("uid") or "")
+        if not uid or uid in self._waiting or uid in self._released or not gated(pod):
+            return
+        self._waiting[uid] = _Waiting(namespace=str(metadata.get("namespace") or ""),
+                                      name=str(metadata.get("name") or ""),
+                                      seen_s=self._clock())
+
+    def gone(self, uid: str) -> None:
+        """Bound to a node, or deleted."""
+        self._waiting.pop(uid, None)
+
+    def turned_unschedulable(self, pod: dict[str, Any]) -> None:
+        """The scheduler ruled ``pod`` unschedulable: production's CA starts a loop."""
+        uid = str((pod.get("metadata") or {}).get("uid") or "")
+        waiting = self._waiting.get(uid)
+        if waiting is None:
+            if not gated(pod):
+                self._loop()  # CA sees it at once: hold for a loop that saw it
+            return
+        waiting.unschedulable = True
+        self._moment(self._clock())
+
+    async def run(self) -> None:
+        """Production's scan: a loop moment one scan interval after the previous one."""
+        try:
+            while True:
+                now = self._clock()
+                if now >= self._last_moment_s + self._scan_s:
+                    self._moment(now)
+                await asyncio.sleep(self._poll_s)
+        finally:
+            for task in self._tasks:
+                task.cancel()
+
+    def _moment(self, at: float) -> None:
+        self._last_moment_s = at
+        self.moments += 1
+        due = {uid: pod for uid, pod in self._waiting.items() if pod.unschedulable}
+        if not due or min(pod.seen_s for pod in due.values()) > at - self._age_s:
+            return  # none waits, or all are "very new": production's loop plans nothing
+        for uid in due:
+            del self._waiting[uid]
+        self._released.update(due)
+        self._releases += 1
+        self._hold()
+        task = asyncio.create_task(self._release(list(due.values()), at=at))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _release(self, pods: list[_Waiting], *, at: float) -> None:
+        limit = asyncio.Semaphore(PATCHES_IN_FLIGHT)
+
+        async def lift(pod: _Waiting) -> None:
+            path = PODS.path(namespace=pod.namespace, name=pod.name)
+            async with limit:
+                try:
+                    await merge_patch(self._kube, path, {
+                        "metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: None}}})
+                except ApiError as exc:
+                    if exc.code != 404:  # gone meanwhile: nothing to plan for
+                        log.warning("scale-up gate not lifted", pod=f"{pod.namespace}/"
+                                    f"{pod.name}", error=str(exc))
+        try:
+            await asyncio.gather(*(lift(pod) for pod in pods))
+            self.released += len(pods)
+            log.debug("scale-up gate lifted", pods=len(pods), trace_s=round(at, 3))
+            self._loop()  # a CA loop that starts now sees them
+        finally:
+            self._releases -= 1

@@ -1,0 +1,134 @@
+"""The scale-up gate: production's plan moments in trace time, and lifting the annotation."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from simkube.core.kubeapi import ApiError
+from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
+from simkube.ctrl.scale_up_gate import ScaleUpGate, gated
+from tests.unit.core.kubeapi.fakes import ScriptedKube
+
+pytestmark = pytest.mark.unit
+
+
+def pod(uid: str, *, gate: bool = True) -> dict[str, Any]:
+    annotations = {SCALE_UP_DELAY_ANNOTATION: GATED_DELAY} if gate else {}
+    return {"metadata": {"uid": uid, "name": f"p-{uid}", "namespace": "virtual-shop",
+                         "annotations": annotations}}
+
+
+class Rig:
+    """A gate on a trace clock the test moves, recording holds, loops and patches."""
+
+    def __init__(self, *, answer: Any = None) -> None:
+        self.now = 0.0
+        self.kube = ScriptedKube(answer=answer)
+        self.calls: list[str] = []
+        self.gate = ScaleUpGate(kube=self.kube,  # type: ignore[arg-type]
+                                clock=lambda: self.now, scan_s=10.0,
+                                hold=lambda: self.calls.append("hold"),
+                                loop=lambda: self.calls.append("loop"))
+
+    def arrive(self, uid: str, *, at: float, gate: bool = True) -> None:
+        self.now = at
+        self.gate.seen(pod(uid, gate=gate))
+
+    def unschedulable(self, uid: str, *, at: float, gate: bool = True) -> None:
+        self.now = at
+        self.gate.turned_unschedulable(pod(uid, gate=gate))
+
+    async def settle(self) -> None:
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    def lifted(self) -> list[str]:
+        return [path.rsplit("/", 1)[-1] for method, path, *_ in self.kube.requests
+                if method == "PATCH"]
+
+
+def test_gated_reads_the_annotation() -> None:
+    assert gated(pod("a"))
+    assert not gated(pod("a", gate=False))
+    assert not gated({"metadata": {}})
+
+
+async def test_a_wave_after_two_seconds_releases_every_waiting_pod() -> None:
+    rig = Rig()
+    rig.arrive("a", at=27.1)
+    rig.unschedulable("a", at=27.2)  # a loop, but the pod is "very new": nothing
+    rig.arrive("b", at=28.9)
+    rig.unschedulable("b", at=29.0)  # the oldest is 1.9 s old: within CA's 2 s buffer
+    await rig.settle()
+    assert rig.calls == []
+    assert rig.lifted() == []
+    rig.arrive("c", at=30.0)
+    rig.unschedulable("c", at=30.2)  # a's 3.1 s old: production plans for a, b and c
+    await rig.settle()
+    assert rig.calls == ["hold", "loop"]
+    assert sorted(rig.lifted()) == ["p-a", "p-b", "p-c"]
+    body = rig.kube.requests[0][2]
+    assert body == {"metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: None}}}
+    assert rig.gate.released == 3
+    assert not rig.gate.releasing()
+
+
+async def test_pods_arriving_at_once_wait_for_the_scan() -> None:
+    rig = Rig()
+    task = asyncio.create_task(rig.gate.run())
+    try:
+        for uid in "abc":
+            rig.arrive(uid, at=3.0)
+            rig.unschedulable(uid, at=3.1)
+        rig.now = 9.9
+        await asyncio.sleep(0.02)
+        assert rig.lifted() == []
+        rig.now = 13.1  # one scan after the last loop moment (3.1)
+        await asyncio.sleep(0.02)
+        assert sorted(rig.lifted()) == ["p-a", "p-b", "p-c"]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_only_unschedulable_pods_are_released_and_only_once() -> None:
+    rig = Rig()
+    rig.arrive("a", at=1.0)
+    rig.unschedulable("a", at=1.0)
+    rig.arrive("b", at=3.5)  # no verdict yet: production's loop would not see it
+    rig.unschedulable("c-never-seen", at=3.5)  # unknown and gated: no hold of its own
+    rig.arrive("d", at=3.5)
+    rig.gate.gone("d")  # bound meanwhile
+    rig.unschedulable("a", at=3.6)
+    await rig.settle()
+    assert rig.lifted() == ["p-a"]
+    rig.gate.seen(pod("a"))  # an older event of a, still annotated: not gated again
+    rig.unschedulable("a", at=20.0)
+    await rig.settle()
+    assert rig.lifted() == ["p-a"]
+
+
+async def test_an_ungated_pod_asks_the_holder_for_a_loop_at_once() -> None:
+    rig = Rig()
+    rig.arrive("a", at=1.0, gate=False)
+    rig.unschedulable("a", at=1.0, gate=False)
+    assert rig.calls == ["loop"]
+    await rig.settle()
+    assert rig.lifted() == []
+
+
+async def test_a_pod_gone_before_its_release_is_skipped_quietly() -> None:
+    def answer(method: str, path: str) -> Any:
+        return ApiError(code=404, reason="NotFound", message=f"{path} not found")
+    rig = Rig(answer=answer)
+    rig.arrive("a", at=0.0)
+    rig.unschedulable("a", at=2.5)
+    rig.arrive("b", at=2.6)
+    rig.unschedulable("b", at=2.7)
+    await rig.settle()
+    assert rig.calls == ["hold", "loop"]
+    assert not rig.gate.releasing()
+    assert rig.lifted() == ["p-a"]  # b came after: it waits for the next moment
