@@ -16,7 +16,6 @@ from typing import Any
 
 import grpc
 
-from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Kind
@@ -93,10 +92,9 @@ class CloudProvider:
         await self._synced(watches)
         # The reconciler's first pass creates missing group Deployments (at minSize).
         current = CurrentRun()
-        age_waits = AgeWaits(current=current)
         self._spawn(current.follow(api=self.api, namespace=ns))
         self._spawn(Reconciler(api=self.api, index=index, config=config,
-                               current=current, age_waits=age_waits).run())
+                               current=current).run())
         await self._deployments()
         for group, state in index.groups.items():
             spec = config.groups[group]
@@ -111,7 +109,7 @@ class CloudProvider:
                             "up again during readyAfter (docs/cloudprov.md)", group=group,
                             ready_after=spec.provisioning.ready_after)
         self._scaler = scaler = Scaler(api=self.api, index=index, config=config,
-                                       age_waits=age_waits, current=current)
+                                       current=current)
         await scaler.recover()
         servicer = CloudProviderServicer(config=config, index=index, scaler=scaler,
                                          current=current)

@@ -7,8 +7,7 @@ nothing while it is still. A full pass every ``resync`` seconds retries whatever
 
 A pod that is live and has no Node gets one (named like the pod, with the next free pod
 CIDR) once its group's provisioning delay has passed (provisioning.py: a timer marks it
-dirty again when it is due), plus, for an instance CA asked for during a hold, the pod-age
-wait production's CA would have taken first (age_wait.py). The Node registers NotReady, and
+dirty again when it is due). The Node registers NotReady, and
 once the group's readyAfter has passed too, this reconciler tells KWOK to make it Ready.
 Both delays count on the run's clock (current_run.py), readiness from when the Node was
 due: none passes while a replay's clock is held, and a deadline that falls in a hold waits
@@ -28,7 +27,6 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
-from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, GroupState, NodeEntry, PodEntry
@@ -49,13 +47,12 @@ def cidr_for_slot(slot: int) -> str:
 
 class Reconciler:
     def __init__(self, *, api: KubeClient, index: ClusterIndex, config: CloudConfig,
-                 current: CurrentRun | None = None, age_waits: AgeWaits | None = None,
+                 current: CurrentRun | None = None,
                  resync: float = 30.0, retry: float = 2.0) -> None:
         self._api = api
         self._index = index
         self._config = config
         self._current = current or CurrentRun()
-        self._age_waits = age_waits or AgeWaits(current=self._current)
         self._resync = resync
         self._retry = retry
         self._dirty: set[tuple[str, str]] = set()
@@ -159,10 +156,9 @@ class Reconciler:
 
     def _creation_delay(self, group: str, name: str) -> float:
         """Trace seconds from ``name``'s request to its Node: the group's delay (this
-        instance's jitter draw) and any pod-age wait it owes."""
+        instance's jitter draw)."""
         share = self._current.share(group=group, instance=name)
-        return (self._config.groups[group].provisioning.delay_for(share)
-                + self._age_waits.wait_for(group=group, instance=name))
+        return self._config.groups[group].provisioning.delay_for(share)
 
     def _removal_waits(self, group: str, node: NodeEntry) -> bool:
         """Whether a Node whose pod has gone must stay a while: CA decided to remove it when

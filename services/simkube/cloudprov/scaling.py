@@ -24,7 +24,6 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any
 
-from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, GroupState, NodeEntry
@@ -45,11 +44,10 @@ log = get_logger(__name__)
 
 class Scaler:
     def __init__(self, *, api: KubeClient, index: ClusterIndex, config: CloudConfig,
-                 settle: float = 60.0, age_waits: AgeWaits | None = None,
+                 settle: float = 60.0,
                  current: CurrentRun | None = None) -> None:
         self._api = api
         self._current = current or CurrentRun()
-        self._age_waits = age_waits
         self._index = index
         self._config = config
         self._locks = {group: asyncio.Lock() for group in config.groups}
@@ -75,8 +73,6 @@ class Scaler:
                 raise OutOfRangeError(
                     f"increasing node group {group!r} by {delta} to {target} would exceed its "
                     f"maxSize {limit} (target size is {current})")
-            if self._age_waits is not None:  # before the pods can appear
-                self._age_waits.requested(group, delta)
             await self._set_replicas(group, target, deadline=deadline)
         log.info("node group increased", group=group, delta=delta, target=target)
 

@@ -25,6 +25,9 @@ keep a burst's plan whole, as the wait did in production:
   after the previous loop ended; the holder waits for a loop that started after the pods
   were there (it then counts loops by ``main`` alone: ``ctrl/autoscaler_loops.py``).
 
+Bypassing the wait also bypasses what it decides: when production plans. sk-ctrl plays that
+in trace time with CA's own per-pod ``pod-scale-up-delay`` annotation (``ctrl/scale_up_gate.py``).
+
 Below speed 1 the wait cannot be lengthened; it stays, shorter in trace time than
 production's. A command line that already sets a flag keeps its own value.
 """

@@ -231,16 +231,10 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
     own = await target.environment_timers() if target is not None else {}
     settings = spec.timers.with_defaults({**replay_defaults(), **own})
     scaled = plan(scale=spec.scale, settings=settings, extra=provisioning_timers(config))
-    skips = target is not None and await target.skips_age_wait(scale=spec.scale)
-    gates = skips and holding
+    gates = holding and target is not None and await target.skips_age_wait(scale=spec.scale)
     if config is not None:
-        age_wait_s = 0.0
-        if skips and not gates:
-            # What production's CA waits after the 2 s: the loop after the skipped one.
-            age_wait_s = settings.trace_ms(SCAN_INTERVAL) / 1000
         await publish(kube, namespace=config.namespace,
-                      timing=RunTiming(scale=spec.scale, seed=spec.seed, run=run,
-                                       age_wait_s=age_wait_s))
+                      timing=RunTiming(scale=spec.scale, seed=spec.seed, run=run))
     if target is not None:
         await target.apply(scale=spec.scale, settings=settings, run=run)
     applied = target.description if target else NOT_APPLIED

@@ -40,11 +40,6 @@ class RunKey(StrEnum):
     # starts, so sk-cloudprov creates no Node and readies none while the clock stands still
     # (a deadline that passes mid-hold waits for its end, then moves back by the hold).
     HOLDING = "holding"
-    # Trace seconds production's Cluster Autoscaler waits before planning for pods it has
-    # just seen (its pod-age wait and the scan after it) that this run's CA skips, as Python's
-    # repr of a float; 0 when the run keeps the wait (``core.replay_flags``). sk-cloudprov
-    # adds it to the provisioning of instances CA asked for during a hold (``age_wait``).
-    AGE_WAIT = "ageWait"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,7 +49,6 @@ class RunTiming:
     scale: TimeScale = REAL_TIME
     seed: int = 0
     run: str = ""
-    age_wait_s: float = 0.0  # trace seconds, see RunKey.AGE_WAIT
 
 
 NO_RUN = RunTiming()  # what an absent ConfigMap means
@@ -63,7 +57,7 @@ NO_RUN = RunTiming()  # what an absent ConfigMap means
 def timescale_data(*, timing: RunTiming) -> dict[str, str]:
     """The ConfigMap's ``data`` for ``timing``."""
     return {RunKey.SPEED: repr(float(timing.scale.speed)), RunKey.SEED: str(timing.seed),
-            RunKey.RUN: timing.run, RunKey.AGE_WAIT: repr(float(timing.age_wait_s))}
+            RunKey.RUN: timing.run}
 
 
 def read_timescale(data: Mapping[str, Any]) -> RunTiming:
@@ -77,18 +71,7 @@ def read_timescale(data: Mapping[str, Any]) -> RunTiming:
     except (TypeError, ValueError):
         raise ValueError(f"{RunKey.SEED} {data.get(RunKey.SEED)!r} is not a whole "
                          "number") from None
-    return RunTiming(scale=scale, seed=seed, run=str(data.get(RunKey.RUN, "")),
-                     age_wait_s=_age_wait(data.get(RunKey.AGE_WAIT, 0.0)))
-
-
-def _age_wait(value: object) -> float:
-    try:
-        seconds = float(str(value))
-    except ValueError:
-        seconds = -1.0
-    if not 0.0 <= seconds < float("inf"):
-        raise ValueError(f"{RunKey.AGE_WAIT} {value!r} is not a number of seconds, 0 or more")
-    return seconds
+    return RunTiming(scale=scale, seed=seed, run=str(data.get(RunKey.RUN, "")))
 
 
 Hold = tuple[float, float]  # (start, end), Unix seconds of the wall clock

@@ -3,8 +3,7 @@
 sk-ctrl publishes the hold in progress in the run ConfigMap; sk-cloudprov watches it and
 creates and readies no Node while it is on, then moves its deadlines back by the hold. The
 Node turns Ready by KWOK's node-ready stage once sk-cloudprov sets its ready-after
-annotation, not by a delay KWOK counts on the wall clock. An instance asked for during a hold
-(CA planned for pods production would have waited a scan for) waits the published ageWait.
+annotation, not by a delay KWOK counts on the wall clock.
 """
 
 from __future__ import annotations
@@ -31,13 +30,12 @@ def ready(node: dict[str, Any]) -> bool:
                for c in (node.get("status") or {}).get("conditions") or [])
 
 
-async def run_held(harness: Harness, *, run: str, age_wait: str = "0.0") -> tuple[str, float]:
+async def run_held(harness: Harness, *, run: str) -> tuple[str, float]:
     """A run's ConfigMap with a hold in progress from now; its path and the hold's start."""
     began = time.time()
     await harness.api.request("POST", CONFIG_MAPS.path(namespace=harness.namespace), body={
         "metadata": {"name": RUN_CONFIGMAP},
         "data": {RunKey.SPEED: "1.0", RunKey.SEED: "1", RunKey.RUN: run,
-                 RunKey.AGE_WAIT: age_wait,
                  RunKey.HOLDING: f"{round(began * 1000)}-{round((began + 60) * 1000)}"}})
     await asyncio.sleep(0.5)  # the watch has it
     return CONFIG_MAPS.path(namespace=harness.namespace, name=RUN_CONFIGMAP), began
@@ -68,32 +66,3 @@ async def test_no_node_comes_or_turns_ready_during_a_hold(harness: Harness) -> N
     assert time.time() - ended >= 1.0
     assert current["metadata"]["annotations"][READY_AFTER_ANNOTATION] == READY_NOW
     await harness.running(group, 1)
-
-
-async def test_an_instance_asked_for_during_a_hold_waits_the_published_age_wait(
-        harness: Harness) -> None:
-    group = f"aged-{harness.suffix}"
-    await harness.start([shape_group(group)], provisioning={"delay": "0s", "readyAfter": "0s"})
-    path, began = await run_held(harness, run="aged-r1", age_wait="3.0")
-    await harness.stub.NodeGroupIncreaseSize(pb.NodeGroupIncreaseSizeRequest(id=group, delta=1))
-    ended = time.time()
-    await merge_patch(harness.api, path, {"data": {
-        RunKey.HOLDS: f"{round(began * 1000)}-{round(ended * 1000)}", RunKey.HOLDING: ""}})
-
-    async def registered() -> set[str] | None:
-        names = set(await harness.nodes())
-        return names or None
-    first = await eventually(registered, timeout=WAIT, what="the node asked for in the hold")
-    waited = time.time() - ended
-    assert waited >= 2.9, waited  # no delay of its own: production's pod-age wait, 3 s
-
-    # Asked for with the clock running, an instance owes nothing: it comes at once.
-    asked = time.time()
-    await harness.stub.NodeGroupIncreaseSize(pb.NodeGroupIncreaseSizeRequest(id=group, delta=1))
-
-    async def second() -> set[str] | None:
-        names = set(await harness.nodes()) - first
-        return names or None
-    await eventually(second, timeout=WAIT, what="the node asked for after the hold")
-    assert time.time() - asked < 2.5
-    await harness.running(group, 2)

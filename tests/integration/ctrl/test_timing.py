@@ -82,11 +82,10 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         await publish(api, namespace=namespace,
                       timing=RunTiming(scale=TimeScale(10), seed=3, run="s-r1"))
         await publish(api, namespace=namespace,  # replaced
-                      timing=RunTiming(scale=TimeScale(20), seed=3, run="s-r2",
-                                       age_wait_s=10.0))
+                      timing=RunTiming(scale=TimeScale(20), seed=3, run="s-r2"))
         config = await api.request(
             "GET", f"/api/v1/namespaces/{namespace}/configmaps/{RUN_CONFIGMAP}")
-        assert config["data"] == {"speed": "20.0", "seed": "3", "run": "s-r2", "ageWait": "10.0"}
+        assert config["data"] == {"speed": "20.0", "seed": "3", "run": "s-r2"}
         await withdraw(api, namespace=namespace)
         await withdraw(api, namespace=namespace)  # already gone: fine
     finally:

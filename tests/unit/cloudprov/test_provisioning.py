@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from simkube.cloudprov.age_wait import AgeWaits
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, GroupState, Phase
@@ -78,16 +77,14 @@ def test_capacity_counts_the_nodes_already_there() -> None:
 
 
 @contextlib.asynccontextmanager
-async def reconciling(current: CurrentRun, *, age_waits: AgeWaits | None = None,
-                      ) -> AsyncIterator[tuple[FakeCluster, CloudConfig]]:
+async def reconciling(current: CurrentRun) -> AsyncIterator[tuple[FakeCluster, CloudConfig]]:
     """A reconciler over the TIMED groups (no replicas yet), on ``current``'s run."""
     config = make_config(TIMED)
     cluster = FakeCluster(ClusterIndex(groups=config.groups))
     for group in config.groups:
         cluster.deployment(config, group, 0)
     task = asyncio.create_task(Reconciler(api=cluster, index=cluster.index, config=config,
-                                          current=current, age_waits=age_waits,
-                                          retry=0.05).run())
+                                          current=current, retry=0.05).run())
     try:
         yield cluster, config
     finally:
@@ -229,23 +226,6 @@ async def test_a_hold_that_never_ends_stops_delaying_nodes_at_its_expiry(
     assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=2)
     assert time.time() - began >= 0.95
 
-
-async def test_an_instance_asked_for_during_a_hold_waits_productions_pod_age_wait_too() -> None:
-    current = CurrentRun(timing=RunTiming(run="shop-r1", age_wait_s=0.5))  # trace s, speed 1
-    waits = AgeWaits(current=current)
-    async with reconciling(current, age_waits=waits) as (cluster, _):
-        state = await with_baseline(cluster)
-        asked = time.time()
-        current.update(timing=current.timing, holds=((asked - 0.05, asked + 0.01),))
-        waits.requested("small", 1)  # CA planned inside the hold: production waited first
-        cluster.pod("small", "held")
-        await asyncio.sleep(0.05)
-        waits.requested("small", 1)  # a later loop's plan: nothing to add
-        cluster.pod("small", "later")
-        assert await cluster.index.wait_until(lambda: "later" in state.nodes, timeout=2)
-        assert "held" not in state.nodes  # 0.4 s delay + 0.5 s wait
-        assert await cluster.index.wait_until(lambda: "held" in state.nodes, timeout=2)
-        assert time.time() - asked >= 0.9
 
 
 async def requested_then_held(cluster: FakeCluster, current: CurrentRun, *, after: float,

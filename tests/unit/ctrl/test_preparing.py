@@ -77,8 +77,7 @@ async def test_prepare_scales_timers_and_resets_the_groups(tmp_path: Path) -> No
     assert timers["appliedTo"] == "test target"
     published = api.sent("PUT", CONFIGMAP)[0]["data"]  # the speed, for sk-cloudprov
     assert (published["speed"], published["run"]) == ("10.0", "shop-r1")
-    # CA skips production's pod-age wait at speed 10: sk-cloudprov puts a scan (10 s) back
-    assert published["ageWait"] == "10.0"
+    assert "ageWait" not in published  # the wait is played by the scale-up gate now
     assert {(p, b["spec"]["replicas"]) for p, b in
             ((p, b) for m, p, b in api.bodies if m == "PATCH" and p.startswith(DEPLOYMENTS))
             } == {(f"{DEPLOYMENTS}/small", 2), (f"{DEPLOYMENTS}/large", 1)}

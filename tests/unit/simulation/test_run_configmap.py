@@ -20,15 +20,11 @@ pytestmark = pytest.mark.unit
 
 
 def test_the_run_configmap_round_trips_and_refuses_garbage() -> None:
-    timing = RunTiming(scale=TimeScale(12.5), seed=7, run="sim-r1", age_wait_s=10.0)
+    timing = RunTiming(scale=TimeScale(12.5), seed=7, run="sim-r1")
     data = timescale_data(timing=timing)
-    assert data == {"speed": "12.5", "seed": "7", "run": "sim-r1", "ageWait": "10.0"}
+    assert data == {"speed": "12.5", "seed": "7", "run": "sim-r1"}
     assert read_timescale(data) == timing
-    assert read_timescale({}) == NO_RUN == RunTiming(scale=REAL_TIME, seed=0, run="",
-                                                     age_wait_s=0.0)
-    for bad in ("soon", "-1", "nan", "inf"):
-        with pytest.raises(ValueError, match=r"ageWait .* is not a number of seconds"):
-            read_timescale({RunKey.AGE_WAIT: bad})
+    assert read_timescale({}) == NO_RUN == RunTiming(scale=REAL_TIME, seed=0, run="")
     with pytest.raises(ValueError, match="speed"):
         read_timescale({"speed": "-3"})
     with pytest.raises(ValueError, match="seed"):
