@@ -17,7 +17,9 @@ schedulable while pods wait holds the clock until the scheduler has looked at th
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time beyond ``loop_wait_s``, the time a healthy CA may take to start a loop (two of
 its scan intervals when pods do not trigger its loops: ``autoscaler_loops.py``); no hold
-starts while holds already took ``max_share`` of the run's wall time;
+starts while holds already took ``max_share`` of the run's wall time beyond a first
+``SHARE_ALLOWANCE_S`` (a run's first holds, for its initial pods, come before any wall time
+has passed to share, and a short run at speed 20 lasts only seconds);
 unreadable metrics mean no hold (warned once per run); and sk-driver ends a hold by itself
 after ``expires_after`` if this process dies mid-hold. Each hold's start and that expiry go
 to ``on_hold`` and, at its release, its wall-clock interval to ``on_held``: sk-cloudprov
@@ -42,6 +44,7 @@ log = get_logger(__name__)
 POLL_S = 0.03  # between reads of CA's metrics during a hold
 SETTLE_POLL_S = 0.005  # between looks at the scheduler's verdicts (in memory, cheap)
 MAX_SHARE = 0.5  # of the run's wall time holds may take: the run goes on at half speed or more
+SHARE_ALLOWANCE_S = 10.0  # wall seconds of holds allowed beyond that share
 EXPIRY_MARGIN_S = 3.0  # the driver's own bound, beyond ours
 Warn = Callable[[str, str], Awaitable[None]]  # (reason, message): a Warning Event
 
@@ -52,11 +55,13 @@ class Holder:
                  loop_wait_s: float = 0.0,
                  on_hold: Callable[[Hold], None] = lambda _hold: None,
                  poll_s: float = POLL_S, max_share: float = MAX_SHARE,
+                 share_allowance_s: float = SHARE_ALLOWANCE_S,
                  monotonic: Callable[[], float] = time.monotonic,
                  wall: Callable[[], float] = time.time,
                  awaiting: Callable[[], bool] = lambda: False) -> None:
         self._driver, self._run, self._loops, self._clock = driver, run, loops, clock
         self._poll_s, self._max_share = poll_s, max_share
+        self._allowance_s = share_allowance_s
         self._bound_s = max_hold_s + loop_wait_s  # one hold's wall time, at most
         self._warn, self._on_held, self._monotonic = warn, on_held, monotonic
         self._on_hold = on_hold
@@ -69,6 +74,7 @@ class Holder:
         self.held_s = 0.0  # the driver's held_ms at the last release
         self.holds = 0
         self.capped = 0  # holds that ended at max_hold_s
+        self.skipped = 0  # holds not begun: holds had taken their share of the run
 
     def trigger(self) -> None:
         """A pod newly unschedulable: hold until a CA loop that saw it has finished."""
@@ -85,7 +91,9 @@ class Holder:
         while True:
             await self._triggered.wait()
             self._triggered.clear()
-            if self.held_s > self._max_share * (self._monotonic() - self._started):
+            share = self._max_share * (self._monotonic() - self._started)
+            if self.held_s > share + self._allowance_s:
+                self.skipped += 1
                 log.debug("hold skipped: holds took their share of the run", run=self._run)
                 continue
             await self._hold()

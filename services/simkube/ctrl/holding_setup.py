@@ -131,5 +131,6 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         log.info("holding ended", run=run, holds=holder.holds, capped=holder.capped,
+                 skipped=holder.skipped,
                  held_s=round(holder.held_s, 3), gate_moments=gate.moments,
                  gate_released=gate.released)

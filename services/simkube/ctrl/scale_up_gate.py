@@ -142,7 +142,8 @@ class ScaleUpGate:
         try:
             await asyncio.gather(*(lift(pod) for pod in pods))
             self.released += len(pods)
-            log.debug("scale-up gate lifted", pods=len(pods), trace_s=round(at, 3))
+            log.info("scale-up gate lifted", pods=len(pods), trace_s=round(at, 3),
+                     lifted_at_s=round(self._clock(), 3))
             self._loop()  # a CA loop that starts now sees them
         finally:
             self._releases -= 1

@@ -19,7 +19,7 @@ RUN = "shop-r1"
 
 class Setup:
     def __init__(self, *, max_hold_s: float = 1.0, max_share: float = 0.5,
-                 loop_wait_s: float = 0.0) -> None:
+                 loop_wait_s: float = 0.0, share_allowance_s: float = 0.0) -> None:
         self.driver = FakeDriver()
         self.driver.known[RUN] = progress(RUN, trace_ms=4_000)
         self.loops = FakeLoops()
@@ -33,7 +33,8 @@ class Setup:
         self.holder = Holder(driver=self.driver, run=RUN, loops=self.loops, clock=self.clock,
                              max_hold_s=max_hold_s, loop_wait_s=loop_wait_s, warn=warn,
                              on_held=self.published.append,
-                             on_hold=self.began.append, poll_s=0.005, max_share=max_share)
+                             on_hold=self.began.append, poll_s=0.005, max_share=max_share,
+                             share_allowance_s=share_allowance_s)
 
     async def trigger_and_settle(self, *, wait: float = 0.1) -> None:
         self.holder.trigger()
@@ -131,6 +132,16 @@ async def test_holds_stop_once_they_took_their_share_of_the_run() -> None:
         await setup.trigger_and_settle(wait=0.06)
     task.cancel()
     assert setup.holder.holds < 4  # later triggers found the share used up
+    assert setup.holder.skipped == 4 - setup.holder.holds
+
+
+async def test_the_first_holds_of_a_run_come_out_of_the_allowance() -> None:
+    setup = Setup(max_hold_s=0.05, max_share=0.1, share_allowance_s=5.0)
+    task = await running(setup)
+    for _ in range(4):
+        await setup.trigger_and_settle(wait=0.06)
+    task.cancel()
+    assert (setup.holder.holds, setup.holder.skipped) == (4, 0)
 
 
 async def test_unreadable_metrics_mean_no_hold_and_one_warning() -> None:
