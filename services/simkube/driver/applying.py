@@ -35,6 +35,13 @@ Started = Callable[[], None]
 # its uid), and the event's trace offset; and of every delete. The CronJob firer listens.
 Applied = Callable[[KubeObject, KubeObject, int], None]
 Deleted = Callable[[ObjectRef], None]
+# Awaited with each object (as the trace has it) and its event's trace offset before the
+# object's first apply attempt, in the object's own order. Scale-down victims are marked so.
+BeforeApply = Callable[[KubeObject, int], Awaitable[None]]
+
+
+async def _nothing_before(obj: KubeObject, offset_ms: int) -> None:
+    return None
 
 
 class Applier:
@@ -42,7 +49,8 @@ class Applier:
                  namespaces: Namespaces, concurrency: int, retry_deadline_s: float,
                  first_backoff_s: float = FIRST_BACKOFF,
                  applied: Applied = lambda original, stored, offset_ms: None,
-                 deleted: Deleted = lambda ref: None) -> None:
+                 deleted: Deleted = lambda ref: None,
+                 before_apply: BeforeApply = _nothing_before) -> None:
         self._kube = kube
         self._discovery = discovery
         self._rewriter = rewriter
@@ -53,6 +61,7 @@ class Applier:
         self._tails: dict[ObjectRef, asyncio.Future[None]] = {}
         self._applied = applied
         self._deleted = deleted
+        self._before_apply = before_apply
 
     async def apply(self, obj: KubeObject, *, offset_ms: int,
                     started: Started = lambda: None) -> FailureRecord | None:
@@ -87,6 +96,7 @@ class Applier:
                 raise
             self._applied(obj, stored, offset_ms)
         async with self._in_order(ref):
+            await self._before_apply(obj, offset_ms)
             return await self._run(Operation.APPLY, described, offset_ms, started, attempt)
 
     async def delete(self, obj: KubeObject, *, offset_ms: int,

@@ -9,6 +9,10 @@ lifetime stage fires only once the annotation is there, so no pod can complete b
 lifetime is known, however slow this watcher is; the lifetime counts from when KWOK sees both
 "Running" and the annotation. Pods seen again after a reconnect are recognised by uid and by
 the annotation itself, so no pod is counted twice.
+
+Pods of Deployments and ReplicaSets get no lifetime (their controllers end them), but the
+same count tells the ``VictimPlan`` which live pod is which recorded run, and deletions tell
+it which are gone, so a scale-down can be resolved as recorded (victims.py).
 """
 
 from __future__ import annotations
@@ -36,10 +40,15 @@ from simkube.driver.names import (
     POD_LIFETIME,
     SIMULATION_LABEL,
 )
+from simkube.driver.victims import PodName, VictimPlan
 
 log = get_logger(__name__)
 RETRY_DELAY = 1.0
 PATCH_ATTEMPTS = 5
+
+
+def _pod_name(metadata: dict[str, Any]) -> PodName:
+    return str(metadata.get("namespace")), str(metadata.get("name"))
 
 
 def _creation_order(pod: dict[str, Any]) -> tuple[str, str]:
@@ -49,8 +58,10 @@ def _creation_order(pod: dict[str, Any]) -> tuple[str, str]:
 
 class PodTimer:
     def __init__(self, *, kube: KubeClient, simulation: str, plan: LifetimePlan,
-                 timed: Callable[[Assignment], None] = lambda _: None) -> None:
+                 timed: Callable[[Assignment], None] = lambda _: None,
+                 victims: VictimPlan | None = None) -> None:
         self._kube = kube
+        self._victims = victims
         self._selector = f"{SIMULATION_LABEL}={simulation}"
         self._plan = plan
         self._timed = timed
@@ -84,7 +95,10 @@ class PodTimer:
     async def _list(self) -> str:
         listing = await self._kube.request("GET", PODS.path(),
                                            query={"labelSelector": self._selector})
-        for pod in sorted(listing.get("items") or [], key=_creation_order):
+        items = listing.get("items") or []
+        if self._victims is not None:  # deletions missed while the watch was down
+            self._victims.retain({_pod_name(pod.get("metadata", {})) for pod in items})
+        for pod in sorted(items, key=_creation_order):
             self._see(pod)
         return str(listing.get("metadata", {}).get("resourceVersion", ""))
 
@@ -95,9 +109,17 @@ class PodTimer:
                                               query={"labelSelector": self._selector}):
                 if kind in ("ADDED", "MODIFIED"):
                     self._see(obj)
+                elif kind == "DELETED":
+                    self._gone(obj.get("metadata", {}))
+
+    def _gone(self, metadata: dict[str, Any]) -> None:
+        if self._victims is not None:
+            self._victims.gone(_pod_name(metadata))
 
     def _see(self, pod: dict[str, Any]) -> None:
         metadata = pod.get("metadata", {})
+        if metadata.get("deletionTimestamp"):
+            self._gone(metadata)
         uid = metadata.get("uid", "")
         if uid in self._seen:
             return
@@ -109,6 +131,8 @@ class PodTimer:
         job_owned = any(ref.get("kind") == "Job" for ref in metadata.get("ownerReferences") or [])
         assignment = self._plan.assign(owner, job_owned=job_owned)
         self._timed(assignment)
+        if self._victims is not None:
+            self._victims.launched(owner, launch=assignment.launch, pod=_pod_name(metadata))
         if assignment.annotations:
             task = asyncio.create_task(self._patch(metadata, assignment))
             self._patches.add(task)

@@ -39,6 +39,8 @@ from simkube.driver.scanning import TraceScan
 from simkube.driver.signals import Signal
 from simkube.driver.usage import UsagePlayer
 from simkube.driver.usage_objects import workload_key
+from simkube.driver.victim_marking import VictimMarker
+from simkube.driver.victims import VictimPlan
 from simkube.trace import TraceSource
 
 log = get_logger(__name__)
@@ -63,6 +65,8 @@ class Simulation:
         self._gc_timeout = gc_timeout
         self._plan = LifetimePlan(list(scan.lifecycles), scale=options.scale,
                                   jitter_ms=options.pod_timing.lifetime_jitter_ms)
+        self._victims = VictimPlan(scan.lifecycles, start_ms=scan.start_ms)
+        self._marker = VictimMarker(kube=kube, plan=self._victims)
         self._task: asyncio.Task[None] | None = None
         self._cleanup: asyncio.Task[None] | None = None
         self._cleanup_expected = options.cleanup
@@ -140,9 +144,10 @@ class Simulation:
 
     async def _run(self, root: RootRef) -> None:
         discovery = Discovery(self._kube)
+        counted = self._plan.owners | self._victims.owners  # owners whose pods the timer counts
         rewriter = Rewriter(simulation=self.name, prefix=self.options.prefix, root=root,
                             header=self.source.header, placement=self.options.placement,
-                            timing=self.options.pod_timing, lifecycle_owners=self._plan.owners,
+                            timing=self.options.pod_timing, lifecycle_owners=counted,
                             usage_workloads=frozenset(map(workload_key, self.scan.usage)))
         firer = CronFirer(kube=self._kube, clock=self.clock, start_ms=self.scan.start_ms,
                           simulation=self.name, failed=self._fire_failed)
@@ -151,15 +156,16 @@ class Simulation:
                                                            simulation=self.name),
                           concurrency=self.options.max_concurrency,
                           retry_deadline_s=self.options.retry_deadline_s,
-                          applied=firer.track, deleted=firer.deleted)
+                          applied=firer.track, deleted=firer.deleted,
+                          before_apply=self._marker.before_apply)
         timer = PodTimer(kube=self._kube, simulation=self.name, plan=self._plan,
-                         timed=self._pod_timed)
+                         timed=self._pod_timed, victims=self._victims)
         helpers = [asyncio.create_task(self._report_status(root))]
         player: UsagePlayer | None = None
         try:
             if self.scan.usage:
                 player = await self._usage_player(root, rewriter)
-            if self._plan.owners:
+            if counted:
                 helpers.append(asyncio.create_task(timer.run()))
                 async with asyncio.timeout(WATCH_READY_TIMEOUT):
                     await timer.ready.wait()
@@ -236,7 +242,8 @@ class Simulation:
         snapshot = self.snapshot()
         log.info("simulation finished", simulation=self.name, state=state.value,
                  events=f"{snapshot.events_applied}/{snapshot.events_total}",
-                 failed=snapshot.objects_failed, lag_p99_ms=round(snapshot.lag_p99_ms, 2))
+                 failed=snapshot.objects_failed, lag_p99_ms=round(snapshot.lag_p99_ms, 2),
+                 victims_marked=self._marker.marked)
 
     async def _report_status(self, root: RootRef) -> None:
         while True:

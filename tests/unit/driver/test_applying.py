@@ -19,13 +19,15 @@ pytestmark = pytest.mark.unit
 ROOT = RootRef(name="sim", uid="uid")
 
 
-def _applier(kube: FakeKube, *, concurrency: int = 8, deadline: float = 1.0) -> Applier:
+def _applier(kube: FakeKube, *, concurrency: int = 8, deadline: float = 1.0,
+             **hooks: Any) -> Applier:
     rewriter = Rewriter(simulation="sim", prefix="v", root=ROOT, header=TraceHeader(),
                         placement=Placement(), timing=PodTiming())
     return Applier(kube=kube, discovery=Discovery(kube),  # type: ignore[arg-type]
                    rewriter=rewriter,
                    namespaces=Namespaces(kube, root=ROOT, simulation="sim"),  # type: ignore[arg-type]
-                   concurrency=concurrency, retry_deadline_s=deadline, first_backoff_s=0.01)
+                   concurrency=concurrency, retry_deadline_s=deadline, first_backoff_s=0.01,
+                   **hooks)
 
 
 def _patches(kube: FakeKube) -> list[Call]:
@@ -149,3 +151,20 @@ async def test_a_namespace_gone_meanwhile_is_created_again() -> None:
     assert await _applier(kube).apply(config_map("c", namespace="a"), offset_ms=0) is None
     # The namespace and its default ServiceAccount, and again after it vanished.
     assert len(kube.made("POST")) == 4
+
+
+async def test_before_apply_runs_first_and_in_the_objects_order() -> None:
+    order: list[str] = []
+
+    async def before(obj: dict[str, Any], offset_ms: int) -> None:
+        order.append(f"before {obj['data']['v']} at {offset_ms}")
+
+    def answer(call: Call) -> Any:
+        if call.method == "PATCH":
+            order.append(f"apply {call.body['data']['v']}")
+        return {}
+    kube = FakeKube(answer=answer)
+    applier = _applier(kube, before_apply=before)
+    await asyncio.gather(applier.apply(config_map("c", v="first"), offset_ms=3),
+                         applier.apply(config_map("c", v="second"), offset_ms=4))
+    assert order == ["before first at 3", "apply first", "before second at 4", "apply second"]

@@ -10,6 +10,7 @@ from simkube.core.simtime import TimeScale
 from simkube.driver.lifecycles import Assignment, LifetimePlan, owner_key
 from simkube.driver.names import LIFECYCLE_OWNER, POD_LIFETIME
 from simkube.driver.podtimer import PodTimer
+from simkube.driver.victims import VictimPlan
 from simkube.trace import PodLifecycle, PodRun
 from tests.unit.driver.fakes import Call, FakeKube
 
@@ -111,3 +112,39 @@ async def test_patch_failures_do_not_stop_the_timer() -> None:
     kube = FakeKube(answer=answer)
     timed = await _run_until_patched(kube, 1)
     assert len(timed) == 1
+
+
+async def test_replicaset_pods_are_counted_for_the_victim_plan() -> None:
+    web = owner_key("apps/v1.Deployment", "a/web")
+    victims = VictimPlan([PodLifecycle(owner_kind="apps/v1.Deployment", owner="a/web",
+                                       runs=(PodRun(start_ms=0, end_ms=5_000),
+                                             PodRun(start_ms=0, end_ms=5_000),
+                                             PodRun(start_ms=1_000, end_ms=5_000)))],
+                         start_ms=0)
+    listed = {"metadata": {"resourceVersion": "1"}, "items": [
+        _pod("w0", "2024-01-01T00:00:01Z", owner=web, job=False),
+        _pod("w1", "2024-01-01T00:00:02Z", owner=web, job=False)]}
+    kube = FakeKube(answer=lambda call: listed if call.method == "GET" else {})
+    deleting = _pod("w1", "2024-01-01T00:00:02Z", owner=web, job=False)
+    deleting["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:09Z"
+    kube.watches = [[{"type": "ADDED", "object": _pod("w2", "2024-01-01T00:00:03Z", owner=web,
+                                                      job=False)},
+                     {"type": "MODIFIED", "object": deleting},
+                     {"type": "DELETED", "object": _pod("w0", "2024-01-01T00:00:01Z",
+                                                        owner=web, job=False)}]]
+    timer = PodTimer(kube=kube, simulation="sim", plan=_plan(),  # type: ignore[arg-type]
+                     victims=victims)
+    task = asyncio.create_task(timer.run())
+    try:
+        for _ in range(200):
+            if kube.made("WATCH"):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    # w0 is gone and w1 terminating: only w2 (launch 2) can still be chosen.
+    assert victims.scale_down(web, offset_ms=5_000, removed=3).costs == {
+        ("v-default", "w2"): -2}
+    assert kube.made("PATCH") == []  # no lifetimes for ReplicaSet pods

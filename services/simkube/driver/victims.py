@@ -1,0 +1,140 @@
+"""Which pods a replayed scale-down removes: the ones the recording says went.
+
+When a Deployment's replicas drop, its ReplicaSet picks the pods to delete: not-ready
+before ready, then the lowest ``controller.kubernetes.io/pod-deletion-cost``, then pods
+doubled up on a node, then the most recently Ready by logarithmic time bucket, and between
+pods still tied, by UID (``ActivePodsWithRanks`` in kube-controller-manager). In a replay
+that choice is drawn again, and it goes wrong in two ways:
+- UIDs are random, so two replays of one trace empty different nodes, and the pods that
+  come next fit or do not fit differently (docs/fidelity.md, *Why pods land differently*);
+- the ready-time buckets are wall time with one-second timestamps: at 20x every pod that
+  turned Ready within 20 s of trace is tied, so the rule that prefers the newest pods
+  mostly stops working as the speed grows.
+
+A trace that tracks a Deployment's lifecycle records which of its pods went when
+(``PodRun``, in launch order). The driver counts the pods each owner launches in the replay
+in the same order (``podtimer.py``) and, before it applies a lower replica count, gives the
+pods whose recorded runs ended then a low deletion cost, so the ReplicaSet takes those.
+
+What the recording cannot tell apart is left to the ReplicaSet. Pods launched in the same
+second share a start stamp, and which of them got which node is not in the trace. If the
+recording removed some but not all pods of such a group, the whole group gets the milder
+cost, and the ReplicaSet picks among them by its own rules (co-location first), as the
+recorded cluster did. Marks from an owner's previous scale-down come off at its next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import groupby
+
+from simkube.driver.lifecycles import owner_key
+from simkube.trace import PodLifecycle, PodRun
+
+# Owners whose scale-downs the ReplicaSet controller resolves by deletion cost. A
+# StatefulSet removes its highest ordinal, a DaemonSet follows its nodes: nothing to choose.
+VICTIM_OWNER_KINDS = frozenset({"apps/v1.Deployment", "apps/v1.ReplicaSet"})
+DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+# Below the default of 0, so marked pods go first; certain victims before a group's.
+CERTAIN_COST = -2
+GROUP_COST = -1
+# A recorded run that ended this long after a scale-down was not its victim (the recorded
+# cluster deletes within a second or two); one that ended up to END_SLACK_MS before the
+# event was (the tracer may see the Deployment's change after the pod's deletion).
+MATCH_WINDOW_MS = 15_000
+END_SLACK_MS = 1_000
+
+PodName = tuple[str, str]  # namespace, name
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Marks:
+    """The deletion costs to set before one scale-down, and the earlier marks to remove."""
+
+    owner: str
+    costs: dict[PodName, int] = field(default_factory=dict)
+    cleared: tuple[PodName, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.costs or self.cleared)
+
+
+@dataclass(slots=True)
+class _Owner:
+    runs: tuple[PodRun, ...]
+    live: dict[int, PodName] = field(default_factory=dict)  # launch order -> pod
+    marked: set[PodName] = field(default_factory=set)
+
+
+class VictimPlan:
+    """Recorded scale-down victims of each Deployment and ReplicaSet; one per simulation."""
+
+    def __init__(self, lifecycles: Iterable[PodLifecycle], *, start_ms: int) -> None:
+        self._start_ms = start_ms
+        self._owners: dict[str, _Owner] = {}
+        for lifecycle in lifecycles:
+            if lifecycle.owner_kind in VICTIM_OWNER_KINDS and lifecycle.runs:
+                key = owner_key(lifecycle.owner_kind, lifecycle.owner)
+                known = self._owners.get(key)
+                self._owners[key] = _Owner(runs=(known.runs if known else ()) + lifecycle.runs)
+        self._launches: dict[PodName, tuple[str, int]] = {}
+
+    @property
+    def owners(self) -> frozenset[str]:
+        return frozenset(self._owners)
+
+    def launched(self, owner: str, *, launch: int, pod: PodName) -> None:
+        """The replay's pod ``pod`` is ``owner``'s launch number ``launch`` (0-based)."""
+        if (entry := self._owners.get(owner)) is not None:
+            entry.live[launch] = pod
+            self._launches[pod] = (owner, launch)
+
+    def gone(self, pod: PodName) -> None:
+        """``pod`` is being deleted or is gone: no longer a candidate."""
+        if (found := self._launches.pop(pod, None)) is not None:
+            owner, launch = found
+            entry = self._owners[owner]
+            entry.live.pop(launch, None)
+            entry.marked.discard(pod)
+
+    def retain(self, pods: set[PodName]) -> None:
+        """Only ``pods`` exist (a fresh listing): forget the rest, whose deletion was missed."""
+        for pod in [pod for pod in self._launches if pod not in pods]:
+            self.gone(pod)
+
+    def scale_down(self, owner: str, *, offset_ms: int, removed: int) -> Marks:
+        """The marks that make ``owner`` lose ``removed`` pods as the recording did, for a
+        scale-down at ``offset_ms`` of trace time (since the trace's start)."""
+        entry = self._owners.get(owner)
+        if entry is None or removed <= 0:
+            return Marks(owner=owner)
+        at = self._start_ms + offset_ms
+        victims = _recorded_victims(entry, at=at, removed=removed)
+        costs: dict[PodName, int] = {}
+        alive = sorted(launch for launch in entry.live
+                       if launch < len(entry.runs) and _alive(entry.runs[launch], at))
+        alive.sort(key=lambda launch: entry.runs[launch].start_ms)
+        for _, members in groupby(alive, key=lambda launch: entry.runs[launch].start_ms):
+            group = list(members)
+            chosen = sum(1 for launch in group if launch in victims)
+            if chosen:
+                cost = CERTAIN_COST if chosen == len(group) else GROUP_COST
+                costs.update((entry.live[launch], cost) for launch in group)
+        cleared = tuple(sorted(entry.marked - costs.keys()))
+        entry.marked = set(costs)
+        return Marks(owner=owner, costs=costs, cleared=cleared)
+
+
+def _alive(run: PodRun, at: int) -> bool:
+    return run.end_ms is None or run.end_ms >= at - END_SLACK_MS
+
+
+def _recorded_victims(entry: _Owner, *, at: int, removed: int) -> set[int]:
+    """Launch numbers of the live pods whose recorded runs this scale-down ended: the
+    ``removed`` that ended first within the match window."""
+    ended = sorted((run.end_ms, launch) for launch in entry.live
+                   if launch < len(entry.runs)
+                   and (run := entry.runs[launch]).end_ms is not None
+                   and at - END_SLACK_MS <= run.end_ms <= at + MATCH_WINDOW_MS)
+    return {launch for _, launch in ended[:removed]}

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import pytest
+
+from simkube.driver.victims import CERTAIN_COST, GROUP_COST, VictimPlan
+from simkube.trace import PodLifecycle, PodRun
+
+pytestmark = pytest.mark.unit
+START = 1_000_000
+WEB = "apps/v1.Deployment shop/web"
+
+
+def _plan(*runs: tuple[int, int | None], kind: str = "apps/v1.Deployment") -> VictimPlan:
+    """Runs as (start, end) in seconds after the trace's start."""
+    lifecycle = PodLifecycle(owner_kind=kind, owner="shop/web", runs=tuple(
+        PodRun(start_ms=START + start * 1000,
+               end_ms=None if end is None else START + end * 1000) for start, end in runs))
+    return VictimPlan([lifecycle], start_ms=START)
+
+
+def _launch(plan: VictimPlan, count: int) -> None:
+    for launch in range(count):
+        plan.launched(WEB, launch=launch, pod=("sim-shop", f"web-{launch}"))
+
+
+def test_the_pod_the_recording_removed_is_marked_certain() -> None:
+    # Launched at 0, 10 and 20 s; the middle one went when the replicas dropped at 30 s.
+    plan = _plan((0, None), (10, 31), (20, None))
+    _launch(plan, 3)
+    marks = plan.scale_down(WEB, offset_ms=30_000, removed=1)
+    assert marks.costs == {("sim-shop", "web-1"): CERTAIN_COST}
+    assert marks.cleared == ()
+
+
+def test_a_group_launched_in_one_second_is_left_to_the_replicaset() -> None:
+    # Two of three pods launched at 0 s went: the trace cannot say which pod had which node.
+    plan = _plan((0, 40), (0, None), (0, 40), (10, 40))
+    _launch(plan, 4)
+    marks = plan.scale_down(WEB, offset_ms=39_500, removed=3)
+    assert marks.costs == {("sim-shop", "web-0"): GROUP_COST, ("sim-shop", "web-1"): GROUP_COST,
+                           ("sim-shop", "web-2"): GROUP_COST,
+                           ("sim-shop", "web-3"): CERTAIN_COST}
+
+
+def test_only_runs_ending_near_the_scale_down_count() -> None:
+    # Launch 0 ended long after (evicted, say); launch 1 was this scale-down's victim.
+    plan = _plan((0, 200), (5, 61), (6, None))
+    _launch(plan, 3)
+    assert plan.scale_down(WEB, offset_ms=60_000, removed=2).costs == {
+        ("sim-shop", "web-1"): CERTAIN_COST}
+
+
+def test_earlier_marks_come_off_at_the_next_scale_down() -> None:
+    plan = _plan((0, 30), (0, None), (10, None), (20, 61))
+    _launch(plan, 4)
+    first = plan.scale_down(WEB, offset_ms=30_000, removed=1)
+    assert set(first.costs) == {("sim-shop", "web-0"), ("sim-shop", "web-1")}
+    # The replay's ReplicaSet took web-1 instead of web-0: web-0 keeps a stale mark.
+    plan.gone(("sim-shop", "web-1"))
+    second = plan.scale_down(WEB, offset_ms=60_000, removed=1)
+    assert second.costs == {("sim-shop", "web-3"): CERTAIN_COST}
+    assert second.cleared == (("sim-shop", "web-0"),)
+
+
+def test_gone_and_unlaunched_pods_are_never_marked() -> None:
+    plan = _plan((0, 30), (1, 30), (2, None))
+    _launch(plan, 2)  # launch 2 not yet in the replay
+    plan.gone(("sim-shop", "web-0"))
+    marks = plan.scale_down(WEB, offset_ms=30_000, removed=2)
+    assert marks.costs == {("sim-shop", "web-1"): CERTAIN_COST}
+
+
+def test_retain_forgets_pods_missing_from_a_listing() -> None:
+    plan = _plan((0, 30), (1, 30))
+    _launch(plan, 2)
+    plan.retain({("sim-shop", "web-1")})
+    assert set(plan.scale_down(WEB, offset_ms=30_000, removed=2).costs) == {
+        ("sim-shop", "web-1")}
+
+
+def test_launches_beyond_the_recording_are_left_alone() -> None:
+    plan = _plan((0, 30))
+    _launch(plan, 3)
+    assert plan.scale_down(WEB, offset_ms=30_000, removed=2).costs == {
+        ("sim-shop", "web-0"): CERTAIN_COST}
+
+
+def test_owners_are_deployments_and_replicasets_with_runs() -> None:
+    assert _plan((0, None)).owners == {WEB}
+    assert _plan((0, None), kind="apps/v1.StatefulSet").owners == frozenset()
+    assert VictimPlan([PodLifecycle(owner_kind="apps/v1.Deployment", owner="shop/web")],
+                      start_ms=START).owners == frozenset()
+
+
+def test_nothing_to_mark_without_a_recorded_victim() -> None:
+    plan = _plan((0, None), (1, None))
+    _launch(plan, 2)
+    marks = plan.scale_down(WEB, offset_ms=30_000, removed=1)
+    assert not marks
+    assert not plan.scale_down("apps/v1.Deployment shop/other", offset_ms=0, removed=1)
+    assert not plan.scale_down(WEB, offset_ms=30_000, removed=0)
