@@ -10,9 +10,9 @@ lifetime is known, however slow this watcher is; the lifetime counts from when K
 "Running" and the annotation. Pods seen again after a reconnect are recognised by uid and by
 the annotation itself, so no pod is counted twice.
 
-Pods of Deployments and ReplicaSets get no lifetime (their controllers end them), but the
-same count tells the ``VictimPlan`` which live pod is which recorded run, and deletions tell
-it which are gone, so a scale-down can be resolved as recorded (victims.py).
+Pods of Deployments and ReplicaSets get no lifetime (their controllers end them). The
+``VictimPlan`` is told when each starts (the order sk-tracer records their runs in) and when
+each goes, so a scale-down can be resolved as recorded (victims.py).
 """
 
 from __future__ import annotations
@@ -116,10 +116,20 @@ class PodTimer:
         if self._victims is not None:
             self._victims.gone(_pod_name(metadata))
 
+    def _note_start(self, metadata: dict[str, Any], status: dict[str, Any]) -> None:
+        """Tell the victim plan of a replica controller's pod that has started."""
+        if self._victims is None or metadata.get("deletionTimestamp"):
+            return
+        owner = (metadata.get("annotations") or {}).get(LIFECYCLE_OWNER)
+        if owner in self._victims.owners and (status.get("startTime")
+                                              or status.get("phase") == "Running"):
+            self._victims.started(owner, pod=_pod_name(metadata))
+
     def _see(self, pod: dict[str, Any]) -> None:
         metadata = pod.get("metadata", {})
         if metadata.get("deletionTimestamp"):
             self._gone(metadata)
+        self._note_start(metadata, pod.get("status") or {})
         uid = metadata.get("uid", "")
         if uid in self._seen:
             return
@@ -131,8 +141,6 @@ class PodTimer:
         job_owned = any(ref.get("kind") == "Job" for ref in metadata.get("ownerReferences") or [])
         assignment = self._plan.assign(owner, job_owned=job_owned)
         self._timed(assignment)
-        if self._victims is not None:
-            self._victims.launched(owner, launch=assignment.launch, pod=_pod_name(metadata))
         if assignment.annotations:
             task = asyncio.create_task(self._patch(metadata, assignment))
             self._patches.add(task)

@@ -12,11 +12,13 @@ that choice is drawn again, and it goes wrong in two ways:
   mostly stops working as the speed grows.
 
 A trace that tracks a Deployment's lifecycle records which of its pods went when
-(``PodRun``, in launch order). The driver counts the pods each owner launches in the replay
-in the same order (``podtimer.py``) and, before it applies a lower replica count, gives the
-pods whose recorded runs ended then a low deletion cost, so the ReplicaSet takes those.
+(``PodRun``). sk-tracer records a run when the pod starts (``status.startTime``) and orders
+runs by start, and a pod deleted before it started has no run. The driver numbers the
+replay's pods the same way, as each starts (``podtimer.py``), so the n-th pod to start in the
+replay is the n-th recorded run; before it applies a lower replica count, it gives the pods
+whose recorded runs ended then a low deletion cost, so the ReplicaSet takes those.
 
-What the recording cannot tell apart is left to the ReplicaSet. Pods launched in the same
+What the recording cannot tell apart is left to the ReplicaSet. Pods started in the same
 second share a start stamp, and which of them got which node is not in the trace. If the
 recording removed some but not all pods of such a group, the whole group gets the milder
 cost, and the ReplicaSet picks among them by its own rules (co-location first), as the
@@ -62,8 +64,9 @@ class Marks:
 
 @dataclass(slots=True)
 class _Owner:
-    runs: tuple[PodRun, ...]
-    live: dict[int, PodName] = field(default_factory=dict)  # launch order -> pod
+    runs: tuple[PodRun, ...]  # in start order, as sk-tracer exports them
+    started: int = 0  # the replay's pods of this owner that have started
+    live: dict[int, PodName] = field(default_factory=dict)  # start number -> pod
     marked: set[PodName] = field(default_factory=set)
 
 
@@ -78,29 +81,30 @@ class VictimPlan:
                 key = owner_key(lifecycle.owner_kind, lifecycle.owner)
                 known = self._owners.get(key)
                 self._owners[key] = _Owner(runs=(known.runs if known else ()) + lifecycle.runs)
-        self._launches: dict[PodName, tuple[str, int]] = {}
+        self._numbers: dict[PodName, tuple[str, int]] = {}  # pod -> owner, start number
 
     @property
     def owners(self) -> frozenset[str]:
         return frozenset(self._owners)
 
-    def launched(self, owner: str, *, launch: int, pod: PodName) -> None:
-        """The replay's pod ``pod`` is ``owner``'s launch number ``launch`` (0-based)."""
-        if (entry := self._owners.get(owner)) is not None:
-            entry.live[launch] = pod
-            self._launches[pod] = (owner, launch)
+    def started(self, owner: str, *, pod: PodName) -> None:
+        """The replay's pod ``pod`` of ``owner`` has started: it is the next recorded run."""
+        if (entry := self._owners.get(owner)) is not None and pod not in self._numbers:
+            entry.live[entry.started] = pod
+            self._numbers[pod] = (owner, entry.started)
+            entry.started += 1
 
     def gone(self, pod: PodName) -> None:
         """``pod`` is being deleted or is gone: no longer a candidate."""
-        if (found := self._launches.pop(pod, None)) is not None:
-            owner, launch = found
+        if (found := self._numbers.pop(pod, None)) is not None:
+            owner, number = found
             entry = self._owners[owner]
-            entry.live.pop(launch, None)
+            entry.live.pop(number, None)
             entry.marked.discard(pod)
 
     def retain(self, pods: set[PodName]) -> None:
         """Only ``pods`` exist (a fresh listing): forget the rest, whose deletion was missed."""
-        for pod in [pod for pod in self._launches if pod not in pods]:
+        for pod in [pod for pod in self._numbers if pod not in pods]:
             self.gone(pod)
 
     def scale_down(self, owner: str, *, offset_ms: int, removed: int) -> Marks:
@@ -112,15 +116,15 @@ class VictimPlan:
         at = self._start_ms + offset_ms
         victims = _recorded_victims(entry, at=at, removed=removed)
         costs: dict[PodName, int] = {}
-        alive = sorted(launch for launch in entry.live
-                       if launch < len(entry.runs) and _alive(entry.runs[launch], at))
-        alive.sort(key=lambda launch: entry.runs[launch].start_ms)
-        for _, members in groupby(alive, key=lambda launch: entry.runs[launch].start_ms):
+        alive = sorted(number for number in entry.live
+                       if number < len(entry.runs) and _alive(entry.runs[number], at))
+        alive.sort(key=lambda number: entry.runs[number].start_ms)
+        for _, members in groupby(alive, key=lambda number: entry.runs[number].start_ms):
             group = list(members)
-            chosen = sum(1 for launch in group if launch in victims)
+            chosen = sum(1 for number in group if number in victims)
             if chosen:
                 cost = CERTAIN_COST if chosen == len(group) else GROUP_COST
-                costs.update((entry.live[launch], cost) for launch in group)
+                costs.update((entry.live[number], cost) for number in group)
         cleared = tuple(sorted(entry.marked - costs.keys()))
         entry.marked = set(costs)
         return Marks(owner=owner, costs=costs, cleared=cleared)
@@ -131,10 +135,10 @@ def _alive(run: PodRun, at: int) -> bool:
 
 
 def _recorded_victims(entry: _Owner, *, at: int, removed: int) -> set[int]:
-    """Launch numbers of the live pods whose recorded runs this scale-down ended: the
+    """Start numbers of the live pods whose recorded runs this scale-down ended: the
     ``removed`` that ended first within the match window."""
-    ended = sorted((run.end_ms, launch) for launch in entry.live
-                   if launch < len(entry.runs)
-                   and (run := entry.runs[launch]).end_ms is not None
+    ended = sorted((run.end_ms, number) for number in entry.live
+                   if number < len(entry.runs)
+                   and (run := entry.runs[number]).end_ms is not None
                    and at - END_SLACK_MS <= run.end_ms <= at + MATCH_WINDOW_MS)
-    return {launch for _, launch in ended[:removed]}
+    return {number for _, number in ended[:removed]}

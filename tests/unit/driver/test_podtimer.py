@@ -114,24 +114,30 @@ async def test_patch_failures_do_not_stop_the_timer() -> None:
     assert len(timed) == 1
 
 
-async def test_replicaset_pods_are_counted_for_the_victim_plan() -> None:
+async def test_replicaset_pods_are_counted_for_the_victim_plan_as_they_start() -> None:
     web = owner_key("apps/v1.Deployment", "a/web")
     victims = VictimPlan([PodLifecycle(owner_kind="apps/v1.Deployment", owner="a/web",
                                        runs=(PodRun(start_ms=0, end_ms=5_000),
-                                             PodRun(start_ms=0, end_ms=5_000),
-                                             PodRun(start_ms=1_000, end_ms=5_000)))],
+                                             PodRun(start_ms=1_000, end_ms=5_000),
+                                             PodRun(start_ms=2_000, end_ms=5_000)))],
                          start_ms=0)
-    listed = {"metadata": {"resourceVersion": "1"}, "items": [
-        _pod("w0", "2024-01-01T00:00:01Z", owner=web, job=False),
-        _pod("w1", "2024-01-01T00:00:02Z", owner=web, job=False)]}
+
+    def pod(name: str, *, started: bool, deleting: bool = False) -> dict[str, Any]:
+        made = _pod(name, "2024-01-01T00:00:01Z", owner=web, job=False)
+        if started:
+            made["status"] = {"phase": "Running", "startTime": "2024-01-01T00:00:02Z"}
+        if deleting:
+            made["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:09Z"
+        return made
+    # w0 runs from the start; w1 is pending until after w2 has started, so it is the third
+    # run; w0 is then deleted, and w2 is being deleted.
+    listed = {"metadata": {"resourceVersion": "1"},
+              "items": [pod("w0", started=True), pod("w1", started=False)]}
     kube = FakeKube(answer=lambda call: listed if call.method == "GET" else {})
-    deleting = _pod("w1", "2024-01-01T00:00:02Z", owner=web, job=False)
-    deleting["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:09Z"
-    kube.watches = [[{"type": "ADDED", "object": _pod("w2", "2024-01-01T00:00:03Z", owner=web,
-                                                      job=False)},
-                     {"type": "MODIFIED", "object": deleting},
-                     {"type": "DELETED", "object": _pod("w0", "2024-01-01T00:00:01Z",
-                                                        owner=web, job=False)}]]
+    kube.watches = [[{"type": "ADDED", "object": pod("w2", started=True)},
+                     {"type": "MODIFIED", "object": pod("w1", started=True)},
+                     {"type": "DELETED", "object": pod("w0", started=True)},
+                     {"type": "MODIFIED", "object": pod("w2", started=True, deleting=True)}]]
     timer = PodTimer(kube=kube, simulation="sim", plan=_plan(),  # type: ignore[arg-type]
                      victims=victims)
     task = asyncio.create_task(timer.run())
@@ -144,7 +150,7 @@ async def test_replicaset_pods_are_counted_for_the_victim_plan() -> None:
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-    # w0 is gone and w1 terminating: only w2 (launch 2) can still be chosen.
+    # Only w1 is left, as the third run (started at 2 s, alone in its second).
     assert victims.scale_down(web, offset_ms=5_000, removed=3).costs == {
-        ("v-default", "w2"): -2}
+        ("v-default", "w1"): -2}
     assert kube.made("PATCH") == []  # no lifetimes for ReplicaSet pods

@@ -21,13 +21,13 @@ def _deployment(replicas: int | None, *, name: str = "web") -> dict[str, Any]:
 
 
 def _marker(kube: FakeKube) -> VictimMarker:
-    # Launched at 0 and 10 s; the second went at 30 s, the first is still running.
+    # Started at 0 and 10 s; the second went at 30 s, the first is still running.
     plan = VictimPlan([PodLifecycle(owner_kind="apps/v1.Deployment", owner="shop/web",
                                     runs=(PodRun(start_ms=0), PodRun(start_ms=10_000,
                                                                      end_ms=30_400)))],
                       start_ms=0)
-    for launch in range(2):
-        plan.launched(WEB, launch=launch, pod=("sim-shop", f"web-{launch}"))
+    for number in range(2):
+        plan.started(WEB, pod=("sim-shop", f"web-{number}"))
     return VictimMarker(kube=kube, plan=plan)  # type: ignore[arg-type]
 
 

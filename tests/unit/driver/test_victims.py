@@ -18,24 +18,24 @@ def _plan(*runs: tuple[int, int | None], kind: str = "apps/v1.Deployment") -> Vi
     return VictimPlan([lifecycle], start_ms=START)
 
 
-def _launch(plan: VictimPlan, count: int) -> None:
-    for launch in range(count):
-        plan.launched(WEB, launch=launch, pod=("sim-shop", f"web-{launch}"))
+def _start(plan: VictimPlan, count: int) -> None:
+    for number in range(count):
+        plan.started(WEB, pod=("sim-shop", f"web-{number}"))
 
 
 def test_the_pod_the_recording_removed_is_marked_certain() -> None:
-    # Launched at 0, 10 and 20 s; the middle one went when the replicas dropped at 30 s.
+    # Started at 0, 10 and 20 s; the middle one went when the replicas dropped at 30 s.
     plan = _plan((0, None), (10, 31), (20, None))
-    _launch(plan, 3)
+    _start(plan, 3)
     marks = plan.scale_down(WEB, offset_ms=30_000, removed=1)
     assert marks.costs == {("sim-shop", "web-1"): CERTAIN_COST}
     assert marks.cleared == ()
 
 
 def test_a_group_launched_in_one_second_is_left_to_the_replicaset() -> None:
-    # Two of three pods launched at 0 s went: the trace cannot say which pod had which node.
+    # Two of three pods started at 0 s went: the trace cannot say which pod had which node.
     plan = _plan((0, 40), (0, None), (0, 40), (10, 40))
-    _launch(plan, 4)
+    _start(plan, 4)
     marks = plan.scale_down(WEB, offset_ms=39_500, removed=3)
     assert marks.costs == {("sim-shop", "web-0"): GROUP_COST, ("sim-shop", "web-1"): GROUP_COST,
                            ("sim-shop", "web-2"): GROUP_COST,
@@ -43,16 +43,16 @@ def test_a_group_launched_in_one_second_is_left_to_the_replicaset() -> None:
 
 
 def test_only_runs_ending_near_the_scale_down_count() -> None:
-    # Launch 0 ended long after (evicted, say); launch 1 was this scale-down's victim.
+    # The first ended long after (evicted, say); the second was this scale-down's victim.
     plan = _plan((0, 200), (5, 61), (6, None))
-    _launch(plan, 3)
+    _start(plan, 3)
     assert plan.scale_down(WEB, offset_ms=60_000, removed=2).costs == {
         ("sim-shop", "web-1"): CERTAIN_COST}
 
 
 def test_earlier_marks_come_off_at_the_next_scale_down() -> None:
     plan = _plan((0, 30), (0, None), (10, None), (20, 61))
-    _launch(plan, 4)
+    _start(plan, 4)
     first = plan.scale_down(WEB, offset_ms=30_000, removed=1)
     assert set(first.costs) == {("sim-shop", "web-0"), ("sim-shop", "web-1")}
     # The replay's ReplicaSet took web-1 instead of web-0: web-0 keeps a stale mark.
@@ -64,7 +64,7 @@ def test_earlier_marks_come_off_at_the_next_scale_down() -> None:
 
 def test_gone_and_unlaunched_pods_are_never_marked() -> None:
     plan = _plan((0, 30), (1, 30), (2, None))
-    _launch(plan, 2)  # launch 2 not yet in the replay
+    _start(plan, 2)  # the third has not started in the replay
     plan.gone(("sim-shop", "web-0"))
     marks = plan.scale_down(WEB, offset_ms=30_000, removed=2)
     assert marks.costs == {("sim-shop", "web-1"): CERTAIN_COST}
@@ -72,15 +72,16 @@ def test_gone_and_unlaunched_pods_are_never_marked() -> None:
 
 def test_retain_forgets_pods_missing_from_a_listing() -> None:
     plan = _plan((0, 30), (1, 30))
-    _launch(plan, 2)
+    _start(plan, 2)
     plan.retain({("sim-shop", "web-1")})
     assert set(plan.scale_down(WEB, offset_ms=30_000, removed=2).costs) == {
         ("sim-shop", "web-1")}
 
 
-def test_launches_beyond_the_recording_are_left_alone() -> None:
+def test_a_pod_counts_once_and_starts_beyond_the_recording_are_left_alone() -> None:
     plan = _plan((0, 30))
-    _launch(plan, 3)
+    _start(plan, 3)
+    plan.started(WEB, pod=("sim-shop", "web-0"))  # seen again: still the first
     assert plan.scale_down(WEB, offset_ms=30_000, removed=2).costs == {
         ("sim-shop", "web-0"): CERTAIN_COST}
 
@@ -94,7 +95,7 @@ def test_owners_are_deployments_and_replicasets_with_runs() -> None:
 
 def test_nothing_to_mark_without_a_recorded_victim() -> None:
     plan = _plan((0, None), (1, None))
-    _launch(plan, 2)
+    _start(plan, 2)
     marks = plan.scale_down(WEB, offset_ms=30_000, removed=1)
     assert not marks
     assert not plan.scale_down("apps/v1.Deployment shop/other", offset_ms=0, removed=1)
