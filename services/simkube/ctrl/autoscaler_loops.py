@@ -1,4 +1,4 @@
-"""How many loops the autoscaler has started and finished, from its Prometheus metrics.
+"""How many loops Cluster Autoscaler has started and finished, from its Prometheus metrics.
 
 CA records ``cluster_autoscaler_function_duration_seconds`` per function on its metrics
 port (``--address``): the ``loopWait`` sample is observed as each loop starts (the wait before
@@ -14,17 +14,8 @@ second loop to finish after it is the first known to have started after it
 (``LoopCounts.after_now``). CA's ``last_activity`` gauge has the start of the latest loop,
 but only to the second, too coarse to tell.
 
-Karpenter's loop is its provisioner's pass: batch the pending pods, simulate scheduling them,
-then create NodeClaims. Each pass observes ``karpenter_scheduler_scheduling_duration_seconds``
-with ``controller="provisioner"`` twice (the provisioner's ``Schedule`` and the scheduler's
-``Solve`` inside it; once when no pod is pending), after the simulation and just before the
-NodeClaims are created. Nothing counts passes started, so as for CA without triggers a pass
-may be running at the moment of reading: two more observations are the pass that follows,
-unless one was running (then it is that one, and the next pass starts a batch window later).
-Both counters reset when Karpenter restarts (sk-ctrl restarts it for every run).
-
 The page is tens of kilobytes of text read many times a second during a hold, so only the
-metrics' ``_count`` lines are looked at, not parsed as a whole.
+one metric's ``_count`` lines are looked at, not parsed as a whole.
 """
 
 from __future__ import annotations
@@ -36,13 +27,10 @@ from typing import Protocol
 
 import httpx
 
-READ_TIMEOUT = 0.5  # an autoscaler that cannot answer this fast is no reason to hold a run
+READ_TIMEOUT = 0.5  # a CA that cannot answer this fast is no reason to hold a run
 COUNT_METRIC = "cluster_autoscaler_function_duration_seconds_count"
 _LINE = re.compile(rf"^{COUNT_METRIC}\{{([^}}]*)\}}\s+(\S+)", re.MULTILINE)
 _FUNCTION = re.compile(r'(?:^|,)\s*function="([^"]*)"')
-KARPENTER_COUNT_METRIC = "karpenter_scheduler_scheduling_duration_seconds_count"
-_KARPENTER_LINE = re.compile(rf"^{KARPENTER_COUNT_METRIC}\{{([^}}]*)\}}\s+(\S+)", re.MULTILINE)
-_PROVISIONER = re.compile(r'(?:^|,)\s*controller="provisioner"')
 
 
 class LoopFunction(StrEnum):
@@ -53,7 +41,7 @@ class LoopFunction(StrEnum):
 
 
 class LoopsUnavailableError(Exception):
-    """The autoscaler's metrics could not be read."""
+    """The autoscaler's metrics could not be read, or do not count loops (not CA)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,25 +57,17 @@ class LoopCounts:
         return self.finished + 2  # loops not triggered: one may be running now
 
 
-def _count(metric: str, value: str) -> int:
-    try:
-        return int(float(value))
-    except ValueError:
-        raise LoopsUnavailableError(f"{metric} {value!r} is not a number") from None
-
-
 def parse_loop_counts(text: str) -> LoopCounts:
-    """CA's two counters, or Karpenter's provisioner passes, in a Prometheus text page."""
+    """The two counters in a Prometheus text page; ``LoopsUnavailableError`` without them."""
     found: dict[str, int] = {}
     for labels, value in _LINE.findall(text):
         function = _FUNCTION.search(labels)
         if function is not None and function.group(1) in set(LoopFunction):
-            found[function.group(1)] = _count(COUNT_METRIC, value)
-    if not found:
-        for labels, value in _KARPENTER_LINE.findall(text):
-            if _PROVISIONER.search(labels):  # not the disruption controller's simulations
-                return LoopCounts(started=0, finished=_count(KARPENTER_COUNT_METRIC, value))
-    # Both register their series on the first observation: no loop has finished yet.
+            try:
+                found[function.group(1)] = int(float(value))
+            except ValueError:
+                raise LoopsUnavailableError(f"{COUNT_METRIC} {value!r} is not a number") from None
+    # CA registers the series on the first observation: no loop has finished yet.
     return LoopCounts(started=found.get(LoopFunction.STARTED, 0),
                       finished=found.get(LoopFunction.FINISHED, 0))
 
@@ -99,7 +79,7 @@ class LoopSource(Protocol):
 
 
 class AutoscalerMetrics:
-    """The autoscaler's ``/metrics`` at ``url``, read over one kept-alive connection."""
+    """CA's ``/metrics`` at ``url``, read over one kept-alive connection."""
 
     def __init__(self, *, url: str, timeout: float = READ_TIMEOUT) -> None:
         self.url = url

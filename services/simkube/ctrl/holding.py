@@ -131,7 +131,7 @@ class Holder:
             await self._release(began=began)
         if not reached:
             self.capped += 1
-            await self._warn_once("AutoscalerSlow", f"The autoscaler did not finish a loop "
+            await self._warn_once("AutoscalerSlow", f"Cluster Autoscaler did not finish a loop "
                                   f"within {self._bound_s:g}s of a hold; holds stop there")
 
     async def _wait_for(self, target: int | None) -> bool:
