@@ -22,7 +22,12 @@ What the recording cannot tell apart is left to the ReplicaSet. Pods started in 
 second share a start stamp, and which of them got which node is not in the trace. If the
 recording removed some but not all pods of such a group, the whole group gets the milder
 cost, and the ReplicaSet picks among them by its own rules (co-location first), as the
-recorded cluster did. Marks from an owner's previous scale-down come off at its next one.
+recorded cluster did. Such pods are interchangeable, so whichever of them goes takes the
+run that ended first, and the one left keeps the later run: numbering them for good at
+start would leave the survivor holding a run that already ended, and the owner's next
+scale-down would find no recorded victim alive and fall back to the ReplicaSet's choice
+(fidelity run 13: a pod the recording removed at 380 s stayed to the end, so CA kept its
+node). Marks from an owner's previous scale-down come off at its next one.
 """
 
 from __future__ import annotations
@@ -95,12 +100,23 @@ class VictimPlan:
             entry.started += 1
 
     def gone(self, pod: PodName) -> None:
-        """``pod`` is being deleted or is gone: no longer a candidate."""
-        if (found := self._numbers.pop(pod, None)) is not None:
-            owner, number = found
-            entry = self._owners[owner]
-            entry.live.pop(number, None)
-            entry.marked.discard(pod)
+        """``pod`` is being deleted or is gone: no longer a candidate.
+
+        It ends the recorded run that ended first among the live pods started in its second
+        (``_first_to_end``): pods the trace cannot tell apart go in the order their runs
+        ended, whichever of them the ReplicaSet took, so the one left keeps the later run
+        and the owner's next scale-down finds it."""
+        if (found := self._numbers.get(pod)) is None:
+            return
+        owner, number = found
+        entry = self._owners[owner]
+        first = _first_to_end(entry, number)
+        if first != number:  # trade numbers with the pod that was to go first
+            other = entry.live[first]
+            entry.live[number], self._numbers[other] = other, (owner, number)
+        del self._numbers[pod]
+        entry.live.pop(first, None)
+        entry.marked.discard(pod)
 
     def retain(self, pods: set[PodName]) -> None:
         """Only ``pods`` exist (a fresh listing): forget the rest, whose deletion was missed."""
@@ -128,6 +144,23 @@ class VictimPlan:
         cleared = tuple(sorted(entry.marked - costs.keys()))
         entry.marked = set(costs)
         return Marks(owner=owner, costs=costs, cleared=cleared)
+
+
+def _first_to_end(entry: _Owner, number: int) -> int:
+    """Of the live pods whose runs started in the same second as run ``number``'s, the
+    number whose run ended first (a run still going ends last); ``number`` itself when it
+    has no recorded run."""
+    if number >= len(entry.runs):
+        return number
+    start = entry.runs[number].start_ms
+    group = [other for other in entry.live
+             if other < len(entry.runs) and entry.runs[other].start_ms == start]
+    return min(group, key=lambda other: (_end_or_never(entry.runs[other]), other),
+               default=number)
+
+
+def _end_or_never(run: PodRun) -> float:
+    return float("inf") if run.end_ms is None else run.end_ms
 
 
 def _alive(run: PodRun, at: int) -> bool:

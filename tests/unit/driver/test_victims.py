@@ -100,3 +100,33 @@ def test_nothing_to_mark_without_a_recorded_victim() -> None:
     assert not marks
     assert not plan.scale_down("apps/v1.Deployment shop/other", offset_ms=0, removed=1)
     assert not plan.scale_down(WEB, offset_ms=30_000, removed=0)
+
+
+def test_a_group_member_that_goes_takes_the_run_that_ended_first() -> None:
+    # Two pods started at 0 s; the recording removed one at 30 s and the other at 60 s.
+    plan = _plan((0, 30), (0, 60), (10, None))
+    _start(plan, 3)
+    first = plan.scale_down(WEB, offset_ms=30_000, removed=1)
+    assert first.costs == {("sim-shop", "web-0"): GROUP_COST, ("sim-shop", "web-1"): GROUP_COST}
+    # The ReplicaSet took web-1, numbered for the run that ended at 60 s: web-0 stays for it.
+    plan.gone(("sim-shop", "web-1"))
+    second = plan.scale_down(WEB, offset_ms=60_000, removed=1)
+    assert second.costs == {("sim-shop", "web-0"): CERTAIN_COST}
+
+
+def test_a_pod_that_goes_alone_in_its_second_keeps_its_own_run() -> None:
+    plan = _plan((0, 30), (10, 60), (20, 90))
+    _start(plan, 3)
+    plan.gone(("sim-shop", "web-1"))  # evicted, say: the others keep their numbers
+    assert plan.scale_down(WEB, offset_ms=30_000, removed=1).costs == {
+        ("sim-shop", "web-0"): CERTAIN_COST}
+    assert plan.scale_down(WEB, offset_ms=90_000, removed=1).costs == {
+        ("sim-shop", "web-2"): CERTAIN_COST}
+
+
+def test_a_pod_beyond_the_recorded_runs_goes_without_trading() -> None:
+    plan = _plan((0, 30))
+    _start(plan, 2)
+    plan.gone(("sim-shop", "web-1"))
+    assert plan.scale_down(WEB, offset_ms=30_000, removed=1).costs == {
+        ("sim-shop", "web-0"): CERTAIN_COST}
