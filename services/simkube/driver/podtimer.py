@@ -11,8 +11,9 @@ lifetime is known, however slow this watcher is; the lifetime counts from when K
 the annotation itself, so no pod is counted twice.
 
 Pods of Deployments and ReplicaSets get no lifetime (their controllers end them). The
-``VictimPlan`` is told when each starts (the order sk-tracer records their runs in) and when
-each goes, so a scale-down can be resolved as recorded (victims.py).
+``VictimPlan`` is told when each starts (the order sk-tracer records their runs in) and on
+which instance type (one ``GET`` per node, remembered), and when each goes, so a scale-down
+can be resolved as recorded (victims.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from simkube.core.kubeapi import (
     Cursor,
     GoneError,
     KubeClient,
+    NodeTypes,
     merge_patch,
     retry,
     watch_from,
@@ -62,6 +64,7 @@ class PodTimer:
                  victims: VictimPlan | None = None) -> None:
         self._kube = kube
         self._victims = victims
+        self._node_types = NodeTypes(kube)
         self._selector = f"{SIMULATION_LABEL}={simulation}"
         self._plan = plan
         self._timed = timed
@@ -99,7 +102,7 @@ class PodTimer:
         if self._victims is not None:  # deletions missed while the watch was down
             self._victims.retain({_pod_name(pod.get("metadata", {})) for pod in items})
         for pod in sorted(items, key=_creation_order):
-            self._see(pod)
+            await self._see(pod)
         return str(listing.get("metadata", {}).get("resourceVersion", ""))
 
     async def _watch(self, version: str) -> None:
@@ -108,7 +111,7 @@ class PodTimer:
             async for kind, obj in watch_from(self._kube, PODS.path(), cursor,
                                               query={"labelSelector": self._selector}):
                 if kind in ("ADDED", "MODIFIED"):
-                    self._see(obj)
+                    await self._see(obj)
                 elif kind == "DELETED":
                     self._gone(obj.get("metadata", {}))
 
@@ -116,20 +119,24 @@ class PodTimer:
         if self._victims is not None:
             self._victims.gone(_pod_name(metadata))
 
-    def _note_start(self, metadata: dict[str, Any], status: dict[str, Any]) -> None:
-        """Tell the victim plan of a replica controller's pod that has started."""
+    async def _note_start(self, pod: dict[str, Any]) -> None:
+        """Tell the victim plan of a replica controller's pod that has started, and on
+        which instance type; awaited in watch order, so pods are numbered as they start."""
+        metadata, status = pod.get("metadata", {}), pod.get("status") or {}
         if self._victims is None or metadata.get("deletionTimestamp"):
             return
         owner = (metadata.get("annotations") or {}).get(LIFECYCLE_OWNER)
-        if owner in self._victims.owners and (status.get("startTime")
-                                              or status.get("phase") == "Running"):
-            self._victims.started(owner, pod=_pod_name(metadata))
+        name = _pod_name(metadata)
+        if (owner in self._victims.owners and not self._victims.knows(name)
+                and (status.get("startTime") or status.get("phase") == "Running")):
+            node_type = await self._node_types.of((pod.get("spec") or {}).get("nodeName"))
+            self._victims.started(owner, pod=name, node_type=node_type)
 
-    def _see(self, pod: dict[str, Any]) -> None:
+    async def _see(self, pod: dict[str, Any]) -> None:
         metadata = pod.get("metadata", {})
         if metadata.get("deletionTimestamp"):
             self._gone(metadata)
-        self._note_start(metadata, pod.get("status") or {})
+        await self._note_start(pod)
         uid = metadata.get("uid", "")
         if uid in self._seen:
             return

@@ -18,13 +18,21 @@ replay's pods the same way, as each starts (``podtimer.py``), so the n-th pod to
 replay is the n-th recorded run; before it applies a lower replica count, it gives the pods
 whose recorded runs ended then a low deletion cost, so the ReplicaSet takes those.
 
-What the recording cannot tell apart is left to the ReplicaSet. Pods started in the same
-second share a start stamp, and which of them got which node is not in the trace. If the
-recording removed some but not all pods of such a group, the whole group gets the milder
-cost, and the ReplicaSet picks among them by its own rules (co-location first), as the
-recorded cluster did. Such pods are interchangeable, so whichever of them goes takes the
-run that ended first, and the one left keeps the later run: numbering them for good at
-start would leave the survivor holding a run that already ended, and the owner's next
+Pods started in the same second share a start stamp, so the order cannot tell them apart.
+What can is the kind of node each ran on: sk-tracer records the instance type of the node
+a run started on (``PodRun.node_type``), and the driver looks up the type of the node each
+replay pod started on. If the recording removed some but not all pods of such a group, the
+pods on the instance types the recording removed from are taken: certainly when that type
+holds no more of the group's pods than the recording removed from it, and by the
+ReplicaSet's own rules (co-location first) among the pods of that type otherwise; the rest
+of the group is offered only when those types run short, and the whole group gets the
+milder cost when runs carry no type (older traces). This keeps the pods that stayed on the
+kind of node they stayed on: at the benchmark's defaults the recording drained its large
+node because its long-lived pods were on small ones (fidelity run 14).
+
+Whichever pod of a group goes takes the run that ended first among its group, preferring
+runs of its own node's type, and the one left keeps the later run: numbering them for good
+at start would leave the survivor holding a run that already ended, and the owner's next
 scale-down would find no recorded victim alive and fall back to the ReplicaSet's choice
 (fidelity run 13: a pod the recording removed at 380 s stayed to the end, so CA kept its
 node). Marks from an owner's previous scale-down come off at its next one.
@@ -32,6 +40,7 @@ node). Marks from an owner's previous scale-down come off at its next one.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -87,30 +96,37 @@ class VictimPlan:
                 known = self._owners.get(key)
                 self._owners[key] = _Owner(runs=(known.runs if known else ()) + lifecycle.runs)
         self._numbers: dict[PodName, tuple[str, int]] = {}  # pod -> owner, start number
+        self._types: dict[PodName, str | None] = {}  # pod -> its node's instance type
 
     @property
     def owners(self) -> frozenset[str]:
         return frozenset(self._owners)
 
-    def started(self, owner: str, *, pod: PodName) -> None:
-        """The replay's pod ``pod`` of ``owner`` has started: it is the next recorded run."""
+    def knows(self, pod: PodName) -> bool:
+        """Whether ``pod`` has been numbered (told ``started`` and not yet gone)."""
+        return pod in self._numbers
+
+    def started(self, owner: str, *, pod: PodName, node_type: str | None = None) -> None:
+        """The replay's pod ``pod`` of ``owner`` has started on a node of instance type
+        ``node_type``: it is the next recorded run."""
         if (entry := self._owners.get(owner)) is not None and pod not in self._numbers:
             entry.live[entry.started] = pod
             self._numbers[pod] = (owner, entry.started)
+            self._types[pod] = node_type
             entry.started += 1
 
     def gone(self, pod: PodName) -> None:
         """``pod`` is being deleted or is gone: no longer a candidate.
 
-        It ends the recorded run that ended first among the live pods started in its second
-        (``_first_to_end``): pods the trace cannot tell apart go in the order their runs
-        ended, whichever of them the ReplicaSet took, so the one left keeps the later run
-        and the owner's next scale-down finds it."""
+        It ends the recorded run that ended first among the live pods started in its second,
+        of its own node's type if one is (``_first_to_end``): pods the trace cannot tell
+        apart go in the order their runs ended, whichever of them the ReplicaSet took, so
+        the one left keeps the later run and the owner's next scale-down finds it."""
         if (found := self._numbers.get(pod)) is None:
             return
         owner, number = found
         entry = self._owners[owner]
-        first = _first_to_end(entry, number)
+        first = _first_to_end(entry, number, node_type=self._types.pop(pod, None))
         if first != number:  # trade numbers with the pod that was to go first
             other = entry.live[first]
             entry.live[number], self._numbers[other] = other, (owner, number)
@@ -136,26 +152,49 @@ class VictimPlan:
                        if number < len(entry.runs) and _alive(entry.runs[number], at))
         alive.sort(key=lambda number: entry.runs[number].start_ms)
         for _, members in groupby(alive, key=lambda number: entry.runs[number].start_ms):
-            group = list(members)
-            chosen = sum(1 for number in group if number in victims)
-            if chosen:
-                cost = CERTAIN_COST if chosen == len(group) else GROUP_COST
-                costs.update((entry.live[number], cost) for number in group)
+            pods = {number: entry.live[number] for number in members}
+            costs.update(self._group_costs(entry, pods, victims))
         cleared = tuple(sorted(entry.marked - costs.keys()))
         entry.marked = set(costs)
         return Marks(owner=owner, costs=costs, cleared=cleared)
 
 
-def _first_to_end(entry: _Owner, number: int) -> int:
+    def _group_costs(self, entry: _Owner, pods: dict[int, PodName],
+                     victims: set[int]) -> dict[PodName, int]:
+        """The deletion costs within one same-second group (start number -> pod): all of it
+        when the recording removed all of it; otherwise the pods on the instance types it
+        removed from, and the rest only when those run short or runs have no type."""
+        chosen = [number for number in pods if number in victims]
+        if len(chosen) == len(pods):
+            return dict.fromkeys(pods.values(), CERTAIN_COST)
+        if not chosen:
+            return {}
+        wanted = Counter(entry.runs[number].node_type for number in chosen)
+        if None in wanted:  # a run without a type: the ReplicaSet chooses in the group
+            return dict.fromkeys(pods.values(), GROUP_COST)
+        costs: dict[PodName, int] = {}
+        covered = 0
+        for node_type, count in wanted.items():
+            on_type = [pod for pod in pods.values() if self._types.get(pod) == node_type]
+            cost = CERTAIN_COST if len(on_type) <= count else GROUP_COST
+            costs.update(dict.fromkeys(on_type, cost))
+            covered += min(len(on_type), count)
+        if covered < len(chosen):  # too few on those types: the rest of the group is offered
+            costs.update({pod: GROUP_COST for pod in pods.values() if pod not in costs})
+        return costs
+
+
+def _first_to_end(entry: _Owner, number: int, *, node_type: str | None) -> int:
     """Of the live pods whose runs started in the same second as run ``number``'s, the
-    number whose run ended first (a run still going ends last); ``number`` itself when it
-    has no recorded run."""
+    number whose run ended first (a run still going ends last), preferring runs recorded on
+    ``node_type``; ``number`` itself when it has no recorded run."""
     if number >= len(entry.runs):
         return number
     start = entry.runs[number].start_ms
     group = [other for other in entry.live
              if other < len(entry.runs) and entry.runs[other].start_ms == start]
-    return min(group, key=lambda other: (_end_or_never(entry.runs[other]), other),
+    return min(group, key=lambda other: (entry.runs[other].node_type != node_type,
+                                         _end_or_never(entry.runs[other]), other),
                default=number)
 
 

@@ -24,10 +24,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from simkube.core.kubeapi import INSTANCE_TYPE_LABEL
 from simkube.results.model import STATIC_GROUP
 
 GROUP_LABEL = "simkube.dev/node-group"
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 INFRA_LABEL = "simkube.dev/placeholder-infra"
 FAKE_ANNOTATION = "kwok.x-k8s.io/node"

@@ -166,7 +166,8 @@ class Export:
             facts.sort(key=lambda fact: (fact.start_ms, fact.pod))
             runs = tuple(PodRun(start_ms=fact.start_ms,
                                 end_ms=fact.end_ms if fact.end_ms is not None
-                                and fact.end_ms < self._end else None) for fact in facts)
+                                and fact.end_ms < self._end else None,
+                                node_type=fact.node_type) for fact in facts)
             lifecycles.append(PodLifecycle(owner_kind=owner_kind, owner=owner, runs=runs))
         return lifecycles
 

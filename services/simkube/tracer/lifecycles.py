@@ -5,7 +5,9 @@ A replay needs to end a Job's pods when the recorded ones ended, so for owners w
 end (the last container's ``finishedAt`` when it succeeds or fails, or the moment it is
 deleted while running) and its owner, found through the owner chain (a CronJob's Job's pod
 belongs to the CronJob when the CronJob is tracked). Runs are keyed by pod uid, so seeing a
-pod again after a restart never makes a second run; launch order is start order.
+pod again after a restart never makes a second run; launch order is start order. A run
+also keeps the instance type of the node the pod started on (``NodeTypes``), so a replayed
+scale-down can take its pods from the kind of node the recording took them from.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ class LifecycleTracker:
         return None
 
     def observe(self, pod: dict[str, Any], ancestors: Ancestors, *, now_ms: int,
-                deleted: bool) -> RunFact | None:
-        """The run fact this observation of ``pod`` adds, if any."""
+                deleted: bool, node_type: str | None = None) -> RunFact | None:
+        """The run fact this observation of ``pod`` adds, if any; ``node_type`` is the
+        instance type of the node it is bound to, kept from the run's first fact."""
         metadata = pod.get("metadata") or {}
         uid = metadata.get("uid")
         if not isinstance(uid, str) or uid in self._finished:
@@ -54,7 +57,8 @@ class LifecycleTracker:
             if end_ms is not None:
                 self._finish(uid)
             return RunFact(uid=uid, owner_kind=owner[0], owner=owner[1], pod=name,
-                           start_ms=start_ms, end_ms=end_ms)
+                           start_ms=start_ms, end_ms=end_ms,
+                           node_type=known.node_type if known else node_type)
 
         if status.get("phase") in TERMINAL_PHASES:
             end = _finished_at(status) or now_ms

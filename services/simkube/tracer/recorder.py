@@ -35,6 +35,7 @@ class Observed:
     ancestors: Ancestors
     record: bool  # False for pods watched only for lifecycles
     deleted: bool = False
+    node_type: str | None = None  # a started pod's node's instance type, when known
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,7 +76,8 @@ class Recorder:
         metadata = obj.get("metadata") or {}
         if self._lifecycles is not None and obj.get("kind") == "Pod":
             fact = self._lifecycles.observe(obj, message.ancestors, now_ms=self.store.now_ms(),
-                                            deleted=message.deleted)
+                                            deleted=message.deleted,
+                                            node_type=message.node_type)
             if fact is not None:
                 self.store.record_run(fact)
         if not message.record or not metadata.get("name"):

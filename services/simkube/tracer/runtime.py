@@ -17,7 +17,7 @@ from pathlib import Path
 
 import grpc
 
-from simkube.core.kubeapi import Discovery, KubeClient
+from simkube.core.kubeapi import Discovery, KubeClient, NodeTypes
 from simkube.core.logs import get_logger
 from simkube.core.serving import Service, TlsConfig, parse_address
 from simkube.gen.simkube.tracer.v1 import tracer_pb2, tracer_pb2_grpc
@@ -117,8 +117,9 @@ class Tracer:
         recorder = self.recorder = Recorder(store, secrets=cfg.secrets, lifecycles=lifecycles)
         discovery = Discovery(api)
         owners = OwnerResolver(api, discovery)
+        node_types = NodeTypes(api) if lifecycle_kinds else None
         watchers = [KindWatcher(kind=kind, status=status, api=api, discovery=discovery,
-                                owners=owners, recorder=recorder)
+                                owners=owners, recorder=recorder, node_types=node_types)
                     for kind, status in zip(cfg.kinds, self.statuses, strict=True)]
         if lifecycle_kinds and cfg.kind(POD.key) is None:
             # Pods are watched for their lifecycles only; none of them is recorded. When every
@@ -129,7 +130,8 @@ class Tracer:
                 *(kind.namespaces for kind in owners_of_runs)) if limited else frozenset())
             watchers.append(KindWatcher(kind=pods, status=KindStatus(kind=POD.key), api=api,
                                         discovery=discovery, owners=owners,
-                                        recorder=recorder, record=False))
+                                        recorder=recorder, record=False,
+                                        node_types=node_types))
         self._watchers = [asyncio.create_task(watcher.run(), name=f"watch {watcher.kind.kind}")
                           for watcher in watchers]
         metrics = TracerMetrics(self.service.metrics.registry)

@@ -108,7 +108,9 @@ def _meta_fact(record: list[Any]) -> tuple[ObjectRef, Ancestors] | RunFact | Non
                           for a in record[5])
     if record[0] == MetaKind.RUN:
         return RunFact(uid=record[1], owner_kind=record[2], owner=record[3], pod=record[4],
-                       start_ms=record[5], end_ms=record[6])
+                       start_ms=record[5], end_ms=record[6],
+                       node_type=record[7] if len(record) > 7 and isinstance(record[7], str)
+                       else None)
     return None  # a newer tracer's fact: ignore what this version does not know
 
 

@@ -54,7 +54,9 @@ MAX_META_RECORD = 16 * 2**20
 
 class MetaKind(IntEnum):
     OWNERS = 1  # [1, apiVersion, kind, namespace, name, [[apiVersion, kind, ns, name]...]]
-    RUN = 2  # [2, pod uid, owner kind, owner ns/name, pod ns/name, start_ms, end_ms | nil]
+    # [2, pod uid, owner kind, owner ns/name, pod ns/name, start_ms, end_ms | nil,
+    #  instance type | nil] (older tracers wrote no instance type)
+    RUN = 2
 
 
 FLUSH_MARKER = PodLifecycle(owner_kind="", owner="")
@@ -74,6 +76,7 @@ class RunFact:
     pod: str
     start_ms: int
     end_ms: int | None = None
+    node_type: str | None = None  # the instance type of the node it ran on, when known
 
 
 @dataclass(slots=True, kw_only=True)
@@ -164,7 +167,7 @@ class SegmentWriter:
 
     def write_run(self, run: RunFact) -> None:
         self._meta_record([MetaKind.RUN, run.uid, run.owner_kind, run.owner, run.pod,
-                           run.start_ms, run.end_ms])
+                           run.start_ms, run.end_ms, run.node_type])
 
     def flush(self) -> None:
         """Make everything written so far readable by another reader of the files."""

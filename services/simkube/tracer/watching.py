@@ -28,6 +28,7 @@ from simkube.core.kubeapi import (
     GoneError,
     KindNotServedError,
     KubeClient,
+    NodeTypes,
     NotWatchableError,
     Resource,
     pages,
@@ -48,8 +49,9 @@ class KindWatcher:
                  discovery: Discovery, owners: OwnerResolver, recorder: Recorder,
                  record: bool = True, resolve_owners: bool = True, page_size: int = 500,
                  watch_seconds: tuple[int, int] = (240, 360), crd_retry: float = 5.0,
-                 backoff: Backoff | None = None) -> None:
+                 backoff: Backoff | None = None, node_types: NodeTypes | None = None) -> None:
         self.kind = kind
+        self._node_types = node_types  # pods only: their runs keep their node's type
         self.status = status
         self._api = api
         self._discovery = discovery
@@ -158,4 +160,13 @@ class KindWatcher:
                      if self._resolve_owners and not deleted and controller_of(obj) else ())
         await self._recorder.queue.put(Observed(
             kind=self.kind, status=self.status, obj=obj, ancestors=ancestors,
-            record=self._record, deleted=deleted))
+            record=self._record, deleted=deleted, node_type=await self._node_type(obj)))
+
+    async def _node_type(self, pod: dict[str, Any]) -> str | None:
+        """The instance type of the node a started pod runs on (``None`` for other kinds)."""
+        if self._node_types is None or pod.get("kind") != "Pod":
+            return None
+        status = pod.get("status") or {}
+        if not status.get("startTime") and status.get("phase") != "Running":
+            return None
+        return await self._node_types.of((pod.get("spec") or {}).get("nodeName"))

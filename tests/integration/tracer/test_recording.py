@@ -213,3 +213,34 @@ async def test_secret_values_never_reach_the_store_or_an_export(
     # The keys are kept: proof that the grep reads decompressed content.
     assert b"password" in stored
     assert b"password" in exported
+
+
+async def test_a_run_records_the_instance_type_of_its_node(
+        kube: client.ApiClient, namespace: str, tracer: MakeTracer, tmp_path: Path) -> None:
+    name = f"typed-{uuid.uuid4().hex[:6]}"
+    core = client.CoreV1Api(kube)
+    await core.create_node({
+        "metadata": {"name": name, "annotations": {"kwok.x-k8s.io/node": "fake"},
+                     "labels": {"type": "kwok", "typed-pool": name,
+                                "node.kubernetes.io/instance-type": "it-m5.large"}},
+        "spec": {"taints": [{"key": "kwok.x-k8s.io/node", "value": "fake",
+                             "effect": "NoSchedule"}]},
+        "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "20"},
+                   "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "20"}}})
+    try:
+        process = tracer({"trackedObjects": {DEPLOYMENT: {
+            "podSpecTemplatePaths": ["/spec/template"], "trackLifecycle": True}},
+            "namespaces": [namespace]})
+        await process.start(watching=1)  # the pods' watch has no status
+        web = deployment("web", replicas=1)
+        web["spec"]["template"]["spec"]["nodeSelector"] = {  # type: ignore[index]
+            "type": "kwok", "typed-pool": name}
+        await client.AppsV1Api(kube).create_namespaced_deployment(namespace, web)
+
+        async def run_recorded() -> Any:
+            runs = [run for lc in process.export(tmp_path).lifecycles for run in lc.runs]
+            return runs or None
+        [run] = await eventually(run_recorded, timeout=60, what="the web pod's run")
+        assert run.node_type == "it-m5.large"
+    finally:
+        await core.delete_node(name)

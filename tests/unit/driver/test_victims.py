@@ -130,3 +130,68 @@ def test_a_pod_beyond_the_recorded_runs_goes_without_trading() -> None:
     plan.gone(("sim-shop", "web-1"))
     assert plan.scale_down(WEB, offset_ms=30_000, removed=1).costs == {
         ("sim-shop", "web-0"): CERTAIN_COST}
+
+
+def _typed_plan(*runs: tuple[int, int | None, str | None]) -> VictimPlan:
+    """Runs as (start, end, instance type) in seconds after the trace's start."""
+    lifecycle = PodLifecycle(owner_kind="apps/v1.Deployment", owner="shop/web", runs=tuple(
+        PodRun(start_ms=START + start * 1000, node_type=node_type,
+               end_ms=None if end is None else START + end * 1000)
+        for start, end, node_type in runs))
+    return VictimPlan([lifecycle], start_ms=START)
+
+
+def _start_on(plan: VictimPlan, *node_types: str | None) -> None:
+    for number, node_type in enumerate(node_types):
+        plan.started(WEB, pod=("sim-shop", f"web-{number}"), node_type=node_type)
+
+
+def test_a_group_loses_the_pod_on_the_instance_type_the_recording_removed_from() -> None:
+    # Two pods started at 0 s: the recording removed the one on the large node and kept the
+    # one on the small node. The replay numbered them the other way round.
+    plan = _typed_plan((0, 30, "small"), (0, None, "large"))
+    _start_on(plan, "large", "small")
+    marks = plan.scale_down(WEB, offset_ms=30_000, removed=1)
+    assert marks.costs == {("sim-shop", "web-1"): CERTAIN_COST}
+
+
+def test_more_pods_on_the_removed_type_than_removed_are_left_to_the_replicaset() -> None:
+    plan = _typed_plan((0, 30, "large"), (0, None, "large"), (0, None, "small"))
+    _start_on(plan, "large", "small", "large")
+    marks = plan.scale_down(WEB, offset_ms=30_000, removed=1)
+    assert marks.costs == {("sim-shop", "web-0"): GROUP_COST, ("sim-shop", "web-2"): GROUP_COST}
+
+
+def test_too_few_pods_on_the_removed_type_offer_the_rest_of_the_group() -> None:
+    # Both removed pods were on large nodes; the replay has one pod there.
+    plan = _typed_plan((0, 30, "large"), (0, 30, "large"), (0, None, "small"))
+    _start_on(plan, "small", "large", "small")
+    marks = plan.scale_down(WEB, offset_ms=30_000, removed=2)
+    assert marks.costs == {("sim-shop", "web-1"): CERTAIN_COST,
+                           ("sim-shop", "web-0"): GROUP_COST, ("sim-shop", "web-2"): GROUP_COST}
+
+
+def test_runs_without_a_type_leave_the_group_to_the_replicaset() -> None:
+    plan = _typed_plan((0, 30, None), (0, None, "small"))
+    _start_on(plan, "large", "small")
+    marks = plan.scale_down(WEB, offset_ms=30_000, removed=1)
+    assert marks.costs == {("sim-shop", "web-0"): GROUP_COST, ("sim-shop", "web-1"): GROUP_COST}
+
+
+def test_a_pod_that_goes_takes_the_run_of_its_own_instance_type() -> None:
+    # The pod on the small node goes (evicted, say) before any scale-down: it takes the
+    # small run, though the large run ended first, so the large pod keeps the large run.
+    plan = _typed_plan((0, 30, "large"), (0, 90, "small"))
+    _start_on(plan, "small", "large")
+    plan.gone(("sim-shop", "web-0"))
+    assert plan.scale_down(WEB, offset_ms=30_000, removed=1).costs == {
+        ("sim-shop", "web-1"): CERTAIN_COST}
+
+
+def test_knows_the_pods_numbered_until_they_go() -> None:
+    plan = _typed_plan((0, None, "small"))
+    assert not plan.knows(("sim-shop", "web-0"))
+    _start_on(plan, "small")
+    assert plan.knows(("sim-shop", "web-0"))
+    plan.gone(("sim-shop", "web-0"))
+    assert not plan.knows(("sim-shop", "web-0"))

@@ -74,3 +74,18 @@ def test_pods_without_a_tracked_owner_have_no_lifecycle() -> None:
     assert lifecycles.owner_of(CHAIN) == ("batch/v1.CronJob", "ns/nightly")
     no_uid = obj("v1.Pod", "p", status={"phase": "Running"})
     assert lifecycles.observe(no_uid, CHAIN, now_ms=NOW, deleted=False) is None
+
+
+def test_a_run_keeps_the_instance_type_of_its_first_fact() -> None:
+    running: dict[str, RunFact] = {}
+    lifecycles = tracker(running)
+    started = lifecycles.observe(pod("Running", start="2023-11-14T22:13:20Z"), CHAIN,
+                                 now_ms=NOW, deleted=False, node_type="m5.large")
+    assert started is not None
+    assert started.node_type == "m5.large"
+    running["u1"] = started
+    # The end is seen without a node (the pod was deleted): the run keeps its type.
+    ended = lifecycles.observe(pod("Running", start="2023-11-14T22:13:20Z"), CHAIN,
+                               now_ms=NOW, deleted=True)
+    assert ended is not None
+    assert (ended.node_type, ended.end_ms) == ("m5.large", NOW)

@@ -30,7 +30,7 @@ def test_written_segment_reads_back_with_index_and_meta(tmp_path: Path) -> None:
     writer.write_event(2000, applied=[segments.envelope(ref("v1.Pod", "p"), body)], deleted=[])
     writer.write_event(3000, applied=[], deleted=[segments.envelope(ref("v1.Pod", "old"), old)])
     writer.write_run(RunFact(uid="u1", owner_kind="batch/v1.Job", owner="ns/j", pod="ns/p",
-                             start_ms=5, end_ms=9))
+                             start_ms=5, end_ms=9, node_type="m5.large"))
     info = writer.seal()
     assert (info.events, info.first_ts, info.last_ts, info.state_objects) == (2, 2000, 3000, 1)
     assert info.kinds == {"v1.Pod": 2}
@@ -42,7 +42,8 @@ def test_written_segment_reads_back_with_index_and_meta(tmp_path: Path) -> None:
     assert segments.event_envelopes(events[0])[0][0][4] == body
     facts = list(segment_reading.read_meta(tmp_path, 1))
     assert facts[0] == (ref("v1.Pod", "p"), (ref("apps/v1.ReplicaSet", "rs"),))
-    assert [f.end_ms for f in facts if isinstance(f, RunFact)] == [None, 9]
+    assert [(f.end_ms, f.node_type) for f in facts if isinstance(f, RunFact)] == [
+        (None, None), (9, "m5.large")]
     loaded = segments.SegmentInfo.from_json(
         __import__("json").loads(segments.segment_path(tmp_path, 1, ".index.json").read_text()))
     assert loaded == info

@@ -4,8 +4,8 @@ connection, one error type, retries, patches, list+watch loops and where each ki
 ``client`` talks to the API server, ``errors`` says what a refusal means, ``retrying`` waits
 before trying again, ``patching`` writes, ``watching`` keeps a view of a collection current,
 ``resources`` is the table of the kinds we use by name and the paths that serve them,
-``discovery`` asks the API server about any other kind. Services import from here, not from
-the modules.
+``discovery`` asks the API server about any other kind, ``node_types`` which instance type a
+node is. Services import from here, not from the modules.
 """
 
 from simkube.core.kubeapi.client import (
@@ -19,6 +19,7 @@ from simkube.core.kubeapi.client import (
 )
 from simkube.core.kubeapi.discovery import Discovery, KindNotServedError, NotWatchableError
 from simkube.core.kubeapi.errors import ApiError, GoneError
+from simkube.core.kubeapi.node_types import INSTANCE_TYPE_LABEL, NodeTypes
 from simkube.core.kubeapi.patching import (
     apply,
     delete,
@@ -66,6 +67,7 @@ __all__ = [
     "DEPLOYMENTS",
     "EVENTS",
     "HORIZONTAL_POD_AUTOSCALERS",
+    "INSTANCE_TYPE_LABEL",
     "JOBS",
     "JSON",
     "JSON_PATCH",
@@ -94,6 +96,7 @@ __all__ = [
     "KindNotServedError",
     "KubeClient",
     "ListWatch",
+    "NodeTypes",
     "NotWatchableError",
     "Resource",
     "apply",

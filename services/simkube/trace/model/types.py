@@ -172,6 +172,9 @@ class PodRun:
     # SimKube's (irreproducible) pod-spec hash, kept only so a trace converted back to SimKube
     # still matches SimKube's driver; this project matches pods by owner and launch order.
     spec_hash: int | None = None
+    # The instance type of the node it ran on (``node.kubernetes.io/instance-type``), when
+    # the tracer could read it: a replayed scale-down prefers pods on that kind of node.
+    node_type: str | None = None
 
     @property
     def running(self) -> bool:

@@ -212,12 +212,14 @@ def _lifecycle(record: list[Any], *, where: str) -> PodLifecycle:
                                where=where)
     runs = []
     for index, run in enumerate(record[3]):
-        if (type(run) is not list or len(run) != 3 or type(run[0]) is not int
+        if (type(run) is not list or len(run) not in (3, 4) or type(run[0]) is not int
                 or not (run[1] is None or type(run[1]) is int)
-                or not (run[2] is None or type(run[2]) is int)):
-            raise TraceFormatError("a pod run is [start_ms, end_ms or nil, hash or nil]",
-                                   where=f"{where}, run {index}")
-        runs.append(PodRun(start_ms=run[0], end_ms=run[1], spec_hash=run[2]))
+                or not (run[2] is None or type(run[2]) is int)
+                or not (len(run) == 3 or run[3] is None or type(run[3]) is str)):
+            raise TraceFormatError("a pod run is [start_ms, end_ms or nil, hash or nil"
+                                   " (, instance type or nil)]", where=f"{where}, run {index}")
+        runs.append(PodRun(start_ms=run[0], end_ms=run[1], spec_hash=run[2],
+                           node_type=run[3] if len(run) == 4 else None))
     return PodLifecycle(owner_kind=record[1], owner=record[2], runs=tuple(runs))
 
 

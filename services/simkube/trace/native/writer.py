@@ -128,7 +128,10 @@ class NativeWriter:
     def write_lifecycle(self, lifecycle: PodLifecycle) -> None:
         """Pod runs of one owner; may be written at any point (several times per owner)."""
         self._flush_batch()  # keep records in the order the caller wrote them
-        runs = [[run.start_ms, run.end_ms, run.spec_hash] for run in lifecycle.runs]
+        # The instance type is written only when known, so a run without one reads as before.
+        runs = [[run.start_ms, run.end_ms, run.spec_hash,
+                 *([run.node_type] if run.node_type is not None else [])]
+                for run in lifecycle.runs]
         self._record([RecordKind.LIFECYCLE, lifecycle.owner_kind, lifecycle.owner, runs])
         self._lifecycles += 1
 

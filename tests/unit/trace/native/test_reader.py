@@ -11,6 +11,7 @@ from simkube.trace import (
     NATIVE_VERSION,
     NativeReader,
     PodLifecycle,
+    PodRun,
     ReadLimits,
     StateRecord,
     TraceEvent,
@@ -62,6 +63,14 @@ def test_reads_header_state_events_and_lifecycles_in_order() -> None:
     assert items[-1].runs[1].running
 
 
+def test_a_run_reads_with_or_without_its_instance_type() -> None:
+    runs = [[1, 2, None], [3, None, None, "m5.large"], [4, None, None, None]]
+    data = whole([5, "apps/v1.Deployment", "ns/web", runs], lifecycles=1)
+    (lifecycle,) = [item for item in read_all(data) if isinstance(item, PodLifecycle)]
+    assert [run.node_type for run in lifecycle.runs] == [None, "m5.large", None]
+    assert lifecycle.runs[0] == PodRun(start_ms=1, end_ms=2)
+
+
 @pytest.mark.parametrize(("data", "problem"), [
     (b"", "magic bytes are missing"),
     (b"SKTRACE?" + b"\x00" * 30, "magic bytes are missing"),
@@ -103,6 +112,10 @@ def test_every_truncation_is_reported_never_a_short_trace() -> None:
     ([[1, encode_header(HEADER)], [4, [], []]], "continuation record must follow"),
     ([[1, encode_header(HEADER)], [3, [[1, [], []]]], [2, [POD]]], "initial state after"),
     ([[1, encode_header(HEADER)], [5, "v1.Pod", "ns/a", [[1, "soon", None]]]],
+     "a pod run is"),
+    ([[1, encode_header(HEADER)], [5, "v1.Pod", "ns/a", [[1, None, None, 7]]]],
+     "a pod run is"),
+    ([[1, encode_header(HEADER)], [5, "v1.Pod", "ns/a", [[1, None, None, "m5", 1]]]],
      "a pod run is"),
     ([[1, encode_header(HEADER)], [5, "v1.Pod", 7, []]], "a lifecycle record is"),
     ([[1, encode_header(HEADER)], [6, 1, 0, 0]], "end record counts 1 events"),

@@ -1,10 +1,18 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 
-from simkube.trace import NativeReader, NativeWriter, TraceEvent, TraceFormatError
+from simkube.trace import (
+    NativeReader,
+    NativeWriter,
+    PodLifecycle,
+    PodRun,
+    TraceEvent,
+    TraceFormatError,
+)
 from simkube.trace.native.format import BATCH_EVENTS, CHUNK_BYTES, MAGIC
 from tests.unit.trace.conftest import HEADER, native_bytes, pod, sample_trace
 
@@ -101,3 +109,11 @@ def test_untouched_objects_are_copied_without_reencoding() -> None:
                 writer.write_event(item)
     assert [e.applied for e in _events(buffer.getvalue())] == [
         e.applied for e in sample_trace().events]
+
+
+def test_a_run_keeps_its_instance_type_and_one_without_reads_as_before() -> None:
+    typed = PodLifecycle(owner_kind="apps/v1.Deployment", owner="ns/web", runs=(
+        PodRun(start_ms=1, end_ms=2, node_type="m5.large"), PodRun(start_ms=3)))
+    data = native_bytes(replace(sample_trace(), lifecycles=[typed]))
+    assert [item for item in NativeReader(io.BytesIO(data))
+            if isinstance(item, PodLifecycle)] == [typed]
