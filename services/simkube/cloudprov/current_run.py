@@ -9,17 +9,17 @@ module watches it, so a restarted sk-cloudprov picks the current run up at once.
 ``RunTimescale``; ``TimeScale`` now means only the conversion in ``core.simtime``, which this
 object carries.)
 
-Provisioning and readiness delays count on the run's clock: while sk-ctrl holds the replay
-for the autoscaler, trace time stands still, so no deadline passes during a hold (what was
-overdue when it began happens during it, at the trace instant it stands at), and an
-instance's deadline moves back by the held time after it was requested
-(``held_since``: the overlap of the holds, the one in progress included, with the time
-since). The part of a hold before the request does not count: CA plans inside the loop a
-hold waits for, so the first instances of a scale-up are requested mid-hold. sk-ctrl
-publishes a hold as it starts and again as it ends, and a watch brings each change here in
-milliseconds: a deadline that passes before the start arrives (tens of milliseconds) is the
-only wall time left uncounted. ``listeners`` hear of every change to the holds, so waiting
-instances are looked at again when a hold ends.
+Provisioning and readiness delays count on the run's clock. While sk-ctrl holds the replay
+for the autoscaler, trace time moves at the held speed (``TimeScale.held_speed``, real time)
+rather than the run's, so a deadline that falls in a hold passes a wall second per trace
+second, and an instance's deadline moves back by the slip of the holds after it was
+requested (``slip_since``: the hold time after the request, the hold in progress included,
+times the share of the run's pace it lost). The part of a hold before the request does not
+count: CA plans inside the loop a hold waits for, so the first instances of a scale-up are
+requested mid-hold. sk-ctrl publishes a hold as it starts and again as it ends, and a watch
+brings each change here in milliseconds: a deadline that passes before the start arrives
+(tens of milliseconds) is the only wall time counted at the wrong pace. ``listeners`` hear
+of every change to the holds, so waiting instances are looked at again when a hold ends.
 """
 
 from __future__ import annotations
@@ -82,12 +82,12 @@ class CurrentRun:
 
     @property
     def holding(self) -> bool:
-        """The run's clock stands still now: no deadline passes."""
+        """The run is held now: its clock moves at the held speed."""
         return self.holding_now is not None and time.time() < self.holding_now[1]
 
     def held_since(self, since: float, *, now: float | None = None) -> float:
-        """Wall seconds the run's clock was held after Unix time ``since`` (an instance's
-        request), the hold in progress up to ``now`` included: how far its deadline moves."""
+        """Wall seconds the run was held after Unix time ``since`` (an instance's request),
+        the hold in progress up to ``now`` included."""
         held = sum(max(0.0, end - max(start, since)) for start, end in self.holds)
         if self.holding_now is not None:
             start, expiry = self.holding_now
@@ -95,12 +95,30 @@ class CurrentRun:
             held += max(0.0, current - max(start, since))
         return held
 
-    def held_at(self, at: float) -> bool:
-        """Whether the run's clock stood still at Unix time ``at``, as far as known yet."""
-        if any(start <= at <= end for start, end in self.holds):
-            return True
-        return self.holding_now is not None and self.holding_now[0] <= at <= min(
-            time.time(), self.holding_now[1])
+    def slip_since(self, since: float, *, now: float | None = None) -> float:
+        """How far the holds after Unix time ``since`` moved the run's schedule back, in wall
+        seconds: how far an instance's deadline moves."""
+        return self.timing.scale.hold_slip(self.held_since(since, now=now))
+
+    def due_at(self, *, since: float, wall: float, now: float) -> float:
+        """The Unix time at which ``wall`` seconds at the run's pace since Unix time ``since``
+        will have passed, as known at ``now``: with the holds after ``since`` slipped, and a
+        hold in progress taken to last until its expiry (its end brings the time forward).
+        At or before ``now`` means due."""
+        hold = self.holding_now
+        if hold is not None and now >= hold[1]:
+            hold = None  # expired: sk-ctrl died mid-hold; held_since counts it to its expiry
+        due = since + wall + self.slip_since(since, now=hold[0] if hold else now)
+        if hold is None or due <= hold[0]:
+            # Overdue when the hold began (a late wake, or back-to-back holds whose end and
+            # start came in one update): due now, not once the hold ends.
+            return due
+        scale = self.timing.scale
+        began = max(hold[0], since)  # a request made mid-hold counts from itself
+        in_hold = began + (due - began) / scale.held_share  # the hold's slower pace
+        if in_hold <= hold[1]:
+            return in_hold
+        return due + scale.hold_slip(hold[1] - began)  # the rest of the hold, then the run's
 
     def update(self, *, timing: RunTiming, holds: tuple[Hold, ...] | None = None,
                holding: Hold | None = None) -> bool:

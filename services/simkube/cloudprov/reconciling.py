@@ -10,11 +10,11 @@ CIDR) once its group's provisioning delay has passed (provisioning.py: a timer m
 dirty again when it is due). The Node registers NotReady, and
 once the group's readyAfter has passed too, this reconciler tells KWOK to make it Ready.
 Both delays count on the run's clock (current_run.py), readiness from when the Node was
-due: none passes while a replay's clock is held, and a deadline that falls in a hold waits
-for its end (one already passed when the hold began does not), unless the group's capacity
-is used up, in which case the instance fails as a stockout; a Node whose pod is gone or
-terminating is deleted, once the time the run's clock was held since CA found it unneeded
-has passed as well (CA counts its unneeded time on the wall clock, holds included). A pod
+due: while a replay is held they pass at the held speed (real time), not the run's. The
+Node does not come when the group's capacity is used up: the instance fails as a stockout.
+A Node whose pod is gone or terminating is deleted, once the holds' slip since CA found it
+unneeded has passed as well (CA counts its unneeded time on the wall clock at the run's
+pace, holds included). A pod
 carrying the lowest pod-deletion-cost is on its way out (DeleteNodes or DecreaseTargetSize
 chose it), so it gets no Node, but its Node is left for the scaler to delete: if that
 scale-down fails and the mark is withdrawn, the Node must still be there.
@@ -162,11 +162,12 @@ class Reconciler:
 
     def _removal_waits(self, group: str, node: NodeEntry) -> bool:
         """Whether a Node whose pod has gone must stay a while: CA decided to remove it when
-        its scale-down-unneeded-time had passed on CA's wall clock, which ran on through the
-        run's holds, so in trace time the node went early by the time held since CA found it
-        unneeded (a second of hold is 20 s of trace at speed 20). The Node goes once that
-        held time has passed too: at the trace instant CA's timer meant. Not Ready-changing,
-        not schedulable (CA's ToBeDeleted taint), it only keeps counting as a node."""
+        its scale-down-unneeded-time had passed on CA's wall clock, which ran on at the run's
+        pace through its holds, where trace time moved at the held speed, so in trace time
+        the node went early by the holds' slip since CA found it unneeded (a second of hold
+        is 19 s of trace at speed 20). The Node goes once that slip has passed too: at the
+        trace instant CA's timer meant. Not Ready-changing, not schedulable (CA's
+        ToBeDeleted taint), it only keeps counting as a node."""
         decided = self._removing.setdefault((group, node.name), time.time())
         since = node.candidate_since
         if since is None or since >= decided:
@@ -174,31 +175,18 @@ class Reconciler:
         return self._waits(group, node.name, since=since, wall=decided - since)
 
     def _waits(self, group: str, name: str, *, since: float, wall: float) -> bool:
-        """Whether ``wall`` seconds of the run's clock (wall seconds not held) since Unix time
-        ``since`` are still to pass; if so, the instance is marked again when they may have."""
-        key = (group, name)
-        holding = self._current.holding_now if self._current.holding else None
+        """Whether ``wall`` seconds of the run's clock (wall seconds at the run's pace) since
+        Unix time ``since`` are still to pass; if so, the instance is marked again when they
+        may have."""
         now = time.time()
-        # The deadline, on the wall clock, with the time held before any hold now on.
-        due = (since + wall
-               + self._current.held_since(since, now=holding[0] if holding else now))
-        if holding is not None:
-            if due <= holding[0]:
-                # Overdue when the clock stopped (a late wake, or back-to-back holds whose
-                # end and start came in one ConfigMap update): it happens now, at the trace
-                # instant the hold stands at. Waiting for the hold's end would add the wall
-                # time until this process hears of it (and of any hold after it) to the
-                # trace, seconds at speed 20.
-                return False
-            self._held.add(key)  # the hold's end (a ConfigMap change) marks it,
-            # or its expiry, should sk-ctrl die mid-hold and never publish the end.
-            self._wake_later(group, name, holding[1] - now)
-            return True
-        wait = due - now
-        if wait > 0:
-            self._wake_later(group, name, wait)
-            return True
-        return False
+        due = self._current.due_at(since=since, wall=wall, now=now)
+        if due <= now:
+            return False
+        if self._current.holding:
+            # The hold's end (a ConfigMap change) marks it again: its due time comes forward.
+            self._held.add((group, name))
+        self._wake_later(group, name, due - now)
+        return True
 
     def _ready(self, group: str, name: str, *, created: float) -> None:
         """Tell KWOK to make the Node Ready once its group's readyAfter has passed since the

@@ -114,10 +114,10 @@ class Scaler:
         log.info("nodes deleted", group=group, nodes=wanted, target=target)
 
     def _lingers(self, node: NodeEntry) -> bool:
-        """The run's clock was held since CA found ``node`` unneeded: the reconciler deletes
-        it once that held time has passed too."""
+        """The run was held since CA found ``node`` unneeded: the reconciler deletes it once
+        the holds' slip has passed too."""
         since = node.candidate_since
-        return since is not None and self._current.held_since(since) > 0
+        return since is not None and self._current.slip_since(since) > 0
 
     async def decrease(self, group: str, delta: int, *, deadline: float) -> None:
         if delta >= 0:

@@ -32,6 +32,14 @@ DISTORTION_WARNING = 2.0  # a floor that stretches a timer more than this is wor
 # created instead of sk-driver failing it afterwards.
 MAX_SPEED = 1_000_000.0
 SPEED_HINT = f"1 is real time, 10 is ten times faster, {MAX_SPEED:g} the most"
+# Trace seconds per wall second while a run is held for the autoscaler: real time, the speed
+# the recording was made at. A hold covers the stretch from new work (owed pods, a pending pod)
+# to the autoscaler's answer and the scheduler's; run there at real time, the controllers',
+# scheduler's and autoscaler's wall latencies are the trace latencies the recorded cluster
+# had, at every speed. Stopping trace time instead (a hold speed of 0) removes them, and a
+# burst whose pods arrived over half a second in the recording reaches the autoscaler as one
+# batch (docs/fidelity.md, run 15).
+HOLD_SPEED = 1.0
 
 
 class SpeedError(ConfigError, ValueError):
@@ -65,11 +73,28 @@ class TimeScale:
     def faster_than_real_time(self) -> bool:
         return self.speed > 1.0
 
-    def to_wall(self, trace_s: float) -> float:
-        return trace_s / self.speed
+    def to_wall(self, trace_s: float, *, held: bool = False) -> float:
+        """Wall seconds for ``trace_s`` of trace time, at the held speed if ``held``."""
+        return trace_s / (self.held_speed if held else self.speed)
 
-    def to_trace(self, wall_s: float) -> float:
-        return wall_s * self.speed
+    def to_trace(self, wall_s: float, *, held: bool = False) -> float:
+        """Trace seconds ``wall_s`` of wall time make, at the held speed if ``held``."""
+        return wall_s * (self.held_speed if held else self.speed)
+
+    @property
+    def held_speed(self) -> float:
+        """Trace seconds per wall second while the run is held (never above its own)."""
+        return min(self.speed, HOLD_SPEED)
+
+    @property
+    def held_share(self) -> float:
+        """The share of its usual pace the run's clock keeps while held, in (0, 1]."""
+        return self.held_speed / self.speed
+
+    def hold_slip(self, held_s: float) -> float:
+        """How far ``held_s`` wall seconds of holds push the run's schedule back, in wall
+        seconds: the part of them in which trace time did not move at the run's speed."""
+        return held_s * (1.0 - self.held_share)
 
     def scale(self, timer: Timer, trace_ms: int) -> ScaledTimer:
         """``timer`` set to ``trace_ms`` of trace time, as the component can take it."""

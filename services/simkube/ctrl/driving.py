@@ -17,6 +17,7 @@ import grpc
 from simkube.gen.simkube.driver.v1 import driver_pb2, driver_pb2_grpc
 from simkube.gen.simkube.tracer.v1 import tracer_pb2
 from simkube.simulation.spec import HpaMode, SimulationSpec
+from simkube.simulation.trace_clock import TraceClock
 
 STATE = driver_pb2.SimulationState
 FINAL_STATES = frozenset({STATE.SIMULATION_STATE_SUCCEEDED, STATE.SIMULATION_STATE_FAILED,
@@ -46,9 +47,12 @@ class DriverError(Exception):
         return cls(code=exc.code(), message=details)
 
 
-def clock_running(progress: driver_pb2.SimulationProgress) -> bool:
-    """Whether the run's trace time moves: running, and not held for the autoscaler."""
-    return progress.state == STATE.SIMULATION_STATE_RUNNING and not progress.held
+def report_progress(clock: TraceClock, progress: driver_pb2.SimulationProgress) -> None:
+    """Tell ``clock`` where the run stands: its trace time moves while it runs, at the held
+    speed while held for the autoscaler."""
+    clock.report(trace_s=progress.trace_time_ms / 1000,
+                 running=progress.state == STATE.SIMULATION_STATE_RUNNING,
+                 held=progress.held, length_s=progress.trace_length_ms / 1000)
 
 
 def start_request(*, name: str, spec: SimulationSpec,

@@ -16,7 +16,7 @@ import grpc
 
 from simkube.core.logs import get_logger
 from simkube.ctrl.context import SimulationContext
-from simkube.ctrl.driving import FINAL_STATES, STATE, DriverError, clock_running
+from simkube.ctrl.driving import FINAL_STATES, STATE, DriverError, report_progress
 from simkube.ctrl.retrying import RunLostError, SimulationFailedError
 from simkube.ctrl.statuses import progress_fields
 from simkube.gen.simkube.driver.v1 import driver_pb2
@@ -50,9 +50,7 @@ async def _watch(ctx: SimulationContext, *, name: str) -> driver_pb2.SimulationP
             async for progress in ctx.deps.driver.watch(name):
                 retrier.reset()
                 ctx.progress = progress
-                ctx.clock.report(trace_s=progress.trace_time_ms / 1000,
-                                 running=clock_running(progress),
-                                 length_s=progress.trace_length_ms / 1000)
+                report_progress(ctx.clock, progress)
                 await _report(ctx, progress)
                 if progress.state in FINAL_STATES:
                     return progress

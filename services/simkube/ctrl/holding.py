@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable
 
 from simkube.core.logs import get_logger
 from simkube.ctrl.autoscaler_loops import LoopSource, LoopsUnavailableError
-from simkube.ctrl.driving import Driver, DriverError, clock_running
+from simkube.ctrl.driving import Driver, DriverError, report_progress
 from simkube.gen.simkube.driver.v1 import driver_pb2
 from simkube.simulation.run_configmap import Hold
 from simkube.simulation.trace_clock import TraceClock
@@ -172,9 +172,7 @@ class Holder:
         self._on_held((began, self._wall()))
 
     def _report(self, progress: driver_pb2.SimulationProgress) -> None:
-        self._clock.report(trace_s=progress.trace_time_ms / 1000,
-                           running=clock_running(progress),
-                           length_s=progress.trace_length_ms / 1000)
+        report_progress(self._clock, progress)
 
     async def _warn_once(self, reason: str, message: str) -> None:
         if reason not in self._warned:

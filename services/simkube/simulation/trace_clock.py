@@ -5,7 +5,8 @@ that only repeats the last report stalls, then jumps: at speed 50 a stall of 1.5
 trace time, and every pending time measured across it is off by as much. The replay clock
 itself runs continuously at the run's speed while the run is running, so between reports
 trace time is the last one plus the wall time since, converted by the run's ``TimeScale`` —
-never past the trace's length, and frozen while the run is not running.
+at its held speed (real time) while sk-ctrl holds the run, never past the trace's length,
+and frozen while the run is not running.
 
 It lived in ``core.simtime``, but it is about a Simulation run followed from outside the
 driver (sk-ctrl feeds it reports, the results recorder reads it), not about converting time,
@@ -31,14 +32,18 @@ class TraceClock:
         self._trace_s = 0.0
         self._at = monotonic()
         self._running = False
+        self._held = False
         self._limit_s: float | None = None
 
-    def report(self, *, trace_s: float, running: bool, length_s: float | None = None) -> None:
-        self._trace_s, self._at, self._running = trace_s, self._monotonic(), running
+    def report(self, *, trace_s: float, running: bool, held: bool = False,
+               length_s: float | None = None) -> None:
+        self._trace_s, self._at = trace_s, self._monotonic()
+        self._running, self._held = running, held
         self._limit_s = length_s if length_s else None
 
     def now(self) -> float:
         if not self._running:
             return self._trace_s
-        moved = self._trace_s + self._scale.to_trace(self._monotonic() - self._at)
+        moved = self._trace_s + self._scale.to_trace(self._monotonic() - self._at,
+                                                     held=self._held)
         return min(moved, self._limit_s) if self._limit_s is not None else moved

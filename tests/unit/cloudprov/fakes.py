@@ -21,6 +21,7 @@ from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, GROUP_LABEL, LOWEST_DELETION_COST
 from simkube.cloudprov.scaling import Scaler
 from simkube.core.kubeapi import ApiError, KubeClient
+from simkube.core.simtime import TimeScale
 from simkube.simulation.run_configmap import RunTiming
 
 NAMESPACE = "sk-test"
@@ -43,6 +44,10 @@ nodeGroups:
   pricePerHour: 3.0
   shape: {{cpu: 8, memory: 61Gi, instanceType: p3, zone: z2, gpu: {{type: t4, count: 2}}}}
 """
+
+# A run at speed 2: held, its clock keeps half its pace (real time), so each held second
+# slips the schedule by half a second; at speed 1 holds would change nothing.
+HELD_AT_HALF = RunTiming(scale=TimeScale(2.0), run="shop-r1")
 
 
 def make_config(text: str = GROUPS) -> CloudConfig:
@@ -176,7 +181,7 @@ class ScalingSetup:
     def __init__(self) -> None:
         config = self.config = make_config()
         self.cluster = cluster = FakeCluster(ClusterIndex(groups=config.groups))
-        self.current = CurrentRun(timing=RunTiming(run="shop-r1"))
+        self.current = CurrentRun(timing=HELD_AT_HALF)
         self.scaler = Scaler(api=cluster, index=cluster.index, config=config, settle=0.5,
                              current=self.current)
         cluster.deployment(config, "small", 3)

@@ -101,3 +101,32 @@ def test_a_hold_whose_end_never_came_ends_at_its_expiry() -> None:
     current.update(timing=RunTiming(run="r1"), holding=(100.0, 104.0))
     assert not current.holding  # 104 s after the epoch is long past
     assert current.held_since(99.0, now=200.0) == pytest.approx(4.0)
+
+
+AT_10 = RunTiming(scale=TimeScale(10.0), run="r1")  # held, the clock keeps a tenth of its pace
+
+
+def test_holds_slip_the_schedule_by_the_pace_they_lost() -> None:
+    current = CurrentRun(timing=AT_10)
+    current.update(timing=AT_10, holds=((100.0, 101.0), (105.0, 107.0)))
+    assert current.slip_since(99.0) == pytest.approx(2.7)  # 3 s held, 0.9 of each lost
+    assert current.due_at(since=99.0, wall=4.0, now=108.0) == pytest.approx(105.7)
+    at_1 = RunTiming(run="r2")
+    current.update(timing=at_1, holds=((100.0, 101.0),))
+    assert current.slip_since(99.0) == 0.0  # at real time a hold changes nothing
+
+
+def test_a_deadline_in_a_hold_passes_at_the_held_pace() -> None:
+    current = CurrentRun(timing=AT_10)
+    current.update(timing=AT_10, holding=(100.0, 200.0))
+    # 0.5 s of the run's pace was left when the hold began: 5 wall s at its tenth.
+    assert current.due_at(since=99.0, wall=1.5, now=101.0) == pytest.approx(105.0)
+    # Requested mid-hold, it counts from the request.
+    assert current.due_at(since=102.0, wall=0.2, now=102.0) == pytest.approx(104.0)
+    # Overdue when the hold began: due at once, not at the hold's end.
+    assert current.due_at(since=98.0, wall=1.0, now=101.0) == pytest.approx(99.0)
+    # Past the hold's expiry, the rest goes at the run's pace again.
+    current.update(timing=AT_10, holding=(100.0, 101.0))
+    assert current.due_at(since=99.0, wall=1.5, now=100.5) == pytest.approx(101.0 + 0.4)
+    # Once expired (sk-ctrl died mid-hold), the whole hold has slipped.
+    assert current.due_at(since=99.0, wall=1.5, now=102.0) == pytest.approx(100.5 + 0.9)

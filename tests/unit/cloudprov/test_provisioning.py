@@ -18,8 +18,7 @@ from simkube.cloudprov.provisioning import OUT_OF_RESOURCES, Provisioning
 from simkube.cloudprov.reconciling import Reconciler
 from simkube.core.errors import ConfigError
 from simkube.gen.clusterautoscaler.cloudprovider.v1.externalgrpc import externalgrpc_pb2 as pb
-from simkube.simulation.run_configmap import RunTiming
-from tests.unit.cloudprov.fakes import NAMESPACE, FakeCluster, make_config
+from tests.unit.cloudprov.fakes import HELD_AT_HALF, NAMESPACE, FakeCluster, make_config
 
 pytestmark = pytest.mark.unit
 
@@ -165,7 +164,9 @@ async def test_instances_beyond_capacity_fail_as_stockouts(
 
 @pytest.fixture
 async def on_a_run() -> AsyncIterator[tuple[FakeCluster, CurrentRun]]:
-    current = CurrentRun(timing=RunTiming(run="shop-r1"))
+    """A run at speed 2: the 400 ms delay is 200 ms of wall time, readyAfter 2 s is 1 s, and a
+    held second is half a second of the run's pace."""
+    current = CurrentRun(timing=HELD_AT_HALF)
     async with reconciling(current) as (cluster, _):
         yield cluster, current
 
@@ -180,84 +181,73 @@ async def test_time_held_for_the_autoscaler_pushes_a_pending_deadline_back(
     began = time.time() - 0.05  # a hold of 0.4 s that began after the request
     current.update(timing=current.timing, holds=((began, began + 0.4),))
     assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=3)
-    assert time.monotonic() - started >= 0.75  # the 400 ms delay, plus 400 ms held
+    assert time.monotonic() - started >= 0.38  # the 200 ms delay, plus half the 400 ms held
 
 
-async def test_no_node_is_created_or_readied_while_the_clock_is_held(
+async def test_a_deadline_in_a_hold_passes_at_real_time(
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, current = on_a_run
     state = await with_baseline(cluster)
     cluster.pod("small", "extra")
     requested = time.time()
     current.update(timing=current.timing, holding=(requested + 0.1, requested + 60))
-    await asyncio.sleep(0.8)  # the 400 ms delay passes in wall time, but not on the clock
-    assert "extra" not in state.nodes
+    # 0.1 s of the delay was left when the hold began: 0.2 s at half the pace, so the Node
+    # comes 0.3 s after the request, during the hold.
+    assert not await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.22)
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=1)
+    assert time.time() - requested >= 0.28
+    assert current.holding
     ended = time.time()
     current.update(timing=current.timing, holds=((requested + 0.1, ended),))
-    # The deadline moves back by the held ~0.7 s: about 0.3 s of delay is left.
-    assert not await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.15)
-    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=1)
-    assert time.time() - ended >= 0.25
 
-    # Readiness (2 s) likewise: a hold of 0.5 s in it makes it 2.5 s.
-    created = state.nodes["extra"].created
-    await asyncio.sleep(1.0)
-    held_from = time.time()
-    current.update(timing=current.timing, holds=current.holds, holding=(held_from, held_from + 60))
-    await asyncio.sleep(0.5)
-    current.update(timing=current.timing, holds=(*current.holds, (held_from, time.time())))
-
+    # Readiness (1.2 s from the request) likewise moves back by half the time held.
     def told() -> bool:
         node = cluster.objects["/api/v1/nodes/extra"]
         return bool(node["metadata"]["annotations"]["simkube.dev/ready-after"] == READY_NOW)
     assert await cluster.index.wait_until(told, timeout=3)
-    assert time.time() - created >= 2.45
+    assert time.time() - requested >= 1.2 + (ended - requested - 0.1) / 2 - 0.03
 
 
-async def test_a_hold_that_never_ends_stops_delaying_nodes_at_its_expiry(
+async def test_a_hold_that_never_ends_stops_slowing_nodes_at_its_expiry(
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, current = on_a_run
     state = await with_baseline(cluster)
     began = time.time()
-    current.update(timing=current.timing, holding=(began, began + 0.6))  # sk-ctrl then died
+    current.update(timing=current.timing, holding=(began, began + 0.2))  # sk-ctrl then died
     cluster.pod("small", "extra")
-    # Due 400 ms after the request plus the 0.6 s held: about a second, with no end published.
-    assert not await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.7)
+    # 0.2 s at half the pace to the expiry, then 0.1 s at the run's: 0.3 s, no end published
+    # (0.4 s were the hold to go on, 0.2 s without it).
     assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=2)
-    assert time.time() - began >= 0.95
-
-
-
-async def requested_then_held(cluster: FakeCluster, current: CurrentRun, *, after: float,
-                              ) -> tuple[GroupState, float]:
-    """Instance ``extra`` asked for now, a hold on from ``after`` s later; 0.6 s then passed."""
-    state = await with_baseline(cluster)
-    cluster.pod("small", "extra")
-    requested = time.time()
-    current.update(timing=current.timing, holding=(requested + after, requested + 60))
-    await asyncio.sleep(0.6)
-    return state, requested
+    assert time.time() - began >= 0.28
 
 
 async def test_an_instance_overdue_when_a_hold_began_comes_during_the_hold(
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, current = on_a_run
-    state, requested = await requested_then_held(cluster, current, after=0.1)
-    # One ConfigMap update brings the first hold's end and a second hold's start: the 400 ms
-    # delay plus the 0.1 s held was over (at +0.5 s) before the second hold began (+0.55 s).
-    current.update(timing=current.timing, holds=((requested + 0.1, requested + 0.2),),
-                   holding=(requested + 0.55, requested + 60))
-    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.3)
+    state = await with_baseline(cluster)
+    cluster.pod("small", "extra")
+    requested = time.time()
+    current.update(timing=current.timing, holding=(requested + 0.1, requested + 60))
+    await asyncio.sleep(0.25)  # due at +0.3 s in this hold
+    assert "extra" not in state.nodes
+    # One ConfigMap update brings the first hold's end and a second hold's start: with 0.02 s
+    # held, the 200 ms delay was over (at +0.21 s) before the second hold began (+0.24 s).
+    current.update(timing=current.timing, holds=((requested + 0.1, requested + 0.12),),
+                   holding=(requested + 0.24, requested + 60))
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.04)
     assert current.holding  # created with the clock still held
 
 
-async def test_an_instance_due_after_a_hold_began_waits_for_its_end(
+async def test_a_hold_that_ends_early_brings_its_instances_forward(
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, current = on_a_run
-    state, requested = await requested_then_held(cluster, current, after=0.3)
-    assert "extra" not in state.nodes  # 0.1 s of its delay was left when the clock stopped
-    current.update(timing=current.timing, holds=((requested + 0.3, time.time()),))
-    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.5)
+    state = await with_baseline(cluster)
+    cluster.pod("small", "extra")
+    requested = time.time()
+    current.update(timing=current.timing, holding=(requested, requested + 60))  # due at +0.4 s
+    await asyncio.sleep(0.1)
+    current.update(timing=current.timing, holds=((requested, time.time()),))  # due at +0.25 s
+    assert await cluster.index.wait_until(lambda: "extra" in state.nodes, timeout=0.22)
 
 
 async def test_readiness_counts_from_when_the_node_was_due_not_from_a_late_create(
@@ -271,7 +261,7 @@ async def test_readiness_counts_from_when_the_node_was_due_not_from_a_late_creat
     cluster.pod("small", "extra")
     nodes = cluster.index.groups["small"].nodes
     assert await cluster.index.wait_until(lambda: "extra" in nodes, timeout=3)
-    late = nodes["extra"].created - (requested + 0.4)
+    late = nodes["extra"].created - (requested + 0.2)  # speed 2: the delay is 200 ms
 
     def told() -> bool:
         node = cluster.objects["/api/v1/nodes/extra"]
@@ -279,5 +269,5 @@ async def test_readiness_counts_from_when_the_node_was_due_not_from_a_late_creat
     assert await cluster.index.wait_until(told, timeout=3)
     readied = time.time()
     assert late >= 0.1  # three failed creates, 50 ms apart
-    assert readied - requested >= 2.35  # 0.4 s delay + 2 s readyAfter ...
-    assert readied - requested < 2.4 + late  # ... not pushed back by the late create
+    assert readied - requested >= 1.15  # 0.2 s delay + 1 s readyAfter ...
+    assert readied - requested < 1.2 + late  # ... not pushed back by the late create

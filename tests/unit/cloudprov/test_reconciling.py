@@ -10,8 +10,7 @@ import pytest
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Kind, NodeEntry
 from simkube.cloudprov.reconciling import Reconciler, cidr_for_slot
-from simkube.simulation.run_configmap import RunTiming
-from tests.unit.cloudprov.fakes import MARKED, NAMESPACE, FakeCluster, make_config
+from tests.unit.cloudprov.fakes import HELD_AT_HALF, MARKED, NAMESPACE, FakeCluster, make_config
 
 pytestmark = pytest.mark.unit
 CONFIG = make_config()
@@ -108,8 +107,8 @@ async def test_a_foreign_node_with_the_same_name_is_left_alone(cluster: FakeClus
 
 @pytest.fixture
 async def on_a_run() -> AsyncIterator[tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]]:
-    """A run in progress, and instance ``going`` of group ``small`` with its Node."""
-    current = CurrentRun(timing=RunTiming(run="shop-r1"))
+    """A run at speed 2, and instance ``going`` of group ``small`` with its Node."""
+    current = CurrentRun(timing=HELD_AT_HALF)
     async with reconciling(current) as cluster:
         nodes = cluster.index.groups["small"].nodes
         cluster.pod("small", "going")
@@ -117,37 +116,37 @@ async def on_a_run() -> AsyncIterator[tuple[FakeCluster, CurrentRun, dict[str, N
         yield cluster, current, nodes
 
 
-async def test_a_node_stays_for_the_time_held_since_ca_found_it_unneeded(
+async def test_a_node_stays_for_the_slip_of_the_holds_since_ca_found_it_unneeded(
         on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
     cluster, current, nodes = on_a_run
     unneeded = time.time()
     cluster.soft_taint("going", value=str(int(unneeded)))
     assert nodes["going"].candidate_since == pytest.approx(unneeded, abs=0.05)
-    # CA's unneeded time ran through 0.4 s of holds, which trace time did not.
+    # CA's unneeded time ran through 0.4 s of holds at the run's pace; trace time, at half.
     current.update(timing=current.timing, holds=((unneeded + 0.05, unneeded + 0.45),))
     await asyncio.sleep(0.5)
     removed = time.time()
     cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
-    assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.3)
+    assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.15)
     assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=1)
-    assert time.time() - removed >= 0.38
+    assert time.time() - removed >= 0.18
 
 
-async def test_a_hold_while_the_node_stays_keeps_it_until_the_hold_ends(
+async def test_a_hold_while_the_node_stays_slows_its_removal(
         on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
     cluster, current, nodes = on_a_run
     unneeded = time.time()
     cluster.soft_taint("going", value=str(int(unneeded)))
-    current.update(timing=current.timing, holds=((unneeded, unneeded + 0.2),))
-    await asyncio.sleep(0.25)
+    current.update(timing=current.timing, holds=((unneeded, unneeded + 0.4),))
+    await asyncio.sleep(0.45)
     cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
-    began = time.time()
+    removed = time.time()  # it stays 0.2 s (half the 0.4 s held) ...
     current.update(timing=current.timing, holds=current.holds,
-                   holding=(began + 0.05, began + 60))
-    await asyncio.sleep(0.5)  # its 0.2 s are long past in wall time, not on the clock
+                   holding=(removed + 0.05, removed + 60))
+    await asyncio.sleep(0.25)  # ... and the hold from +0.05 s halves the pace: +0.35 s
     assert "going" in nodes
-    current.update(timing=current.timing, holds=(*current.holds, (began + 0.05, time.time())))
-    assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.3)
+    assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.5)
+    assert current.holding
 
 
 @pytest.mark.parametrize("taint", [None, "not-a-time"])

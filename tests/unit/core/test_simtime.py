@@ -234,3 +234,14 @@ def test_achieved_speed_leaves_pauses_out_and_holds_in() -> None:
     assert simtime.achieved_speed(trace_s=100, wall_s=10) == 10
     assert simtime.achieved_speed(trace_s=100, wall_s=15, paused_s=5) == 10
     assert simtime.achieved_speed(trace_s=0, wall_s=5, paused_s=5) is None
+
+
+def test_a_held_run_goes_at_real_time_and_slips_by_the_rest() -> None:
+    fast = TimeScale(20.0)
+    assert fast.held_speed == 1.0
+    assert fast.held_share == pytest.approx(0.05)
+    assert fast.hold_slip(2.0) == pytest.approx(1.9)  # 2 s held: 38 s of trace not replayed
+    assert fast.to_wall(3.0, held=True) == 3.0
+    assert fast.to_trace(0.5, held=True) == 0.5
+    slow = TimeScale(0.5)  # slower than real time: a hold changes nothing
+    assert (slow.held_speed, slow.held_share, slow.hold_slip(4.0)) == (0.5, 1.0, 0.0)

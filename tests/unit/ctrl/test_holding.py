@@ -75,20 +75,24 @@ async def test_a_hold_lasts_until_a_loop_that_started_after_the_trigger_has_fini
     assert setup.warnings == []
 
 
-async def test_the_trace_clock_stands_still_while_held() -> None:
+async def test_the_trace_clock_moves_at_real_time_while_held() -> None:
     setup = Setup()
     setup.clock.report(trace_s=4.0, running=True)
-    setup.loops.finish_loop_after(10)
+    setup.loops.finish_loop_after(40)  # 40 reads 5 ms apart: held for 0.2 s
     task = asyncio.create_task(setup.holder.run())
     setup.holder.trigger()
     await asyncio.sleep(0.02)
     assert setup.driver.known[RUN].held
-    frozen = setup.clock.now()
-    await asyncio.sleep(0.02)
-    assert setup.clock.now() == frozen == 4.0
-    await asyncio.sleep(0.1)
+    before = setup.clock.now()
+    await asyncio.sleep(0.05)
+    moved = setup.clock.now() - before
+    assert 0.04 <= moved < 0.5  # about 0.05 s of trace, where speed 20 would move 1 s
+    await asyncio.sleep(0.3)
     task.cancel()
-    assert setup.clock.now() > 4.0  # running again after the release
+    assert not setup.driver.known[RUN].held
+    before = setup.clock.now()
+    await asyncio.sleep(0.05)
+    assert setup.clock.now() - before >= 0.9  # at the run's speed again after the release
 
 
 async def test_a_stuck_autoscaler_is_bounded_by_max_hold_and_warned_once() -> None:

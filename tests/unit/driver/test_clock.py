@@ -46,17 +46,18 @@ def test_pause_shifts_the_remaining_schedule() -> None:
     assert clock.t0 == 100.0
 
 
-def test_a_hold_stops_the_clock_and_is_counted_apart_from_pauses() -> None:
+def test_a_hold_runs_the_clock_at_real_time_and_is_counted_apart_from_pauses() -> None:
     now = FakeTime()
     clock = ReplayClock(scale=TimeScale(2.0), now=now)
     clock.start()
     now.now = 101.0
     assert clock.hold()
     assert not clock.hold()
-    now.now = 102.0  # held alone: 1 s
-    assert clock.trace_offset_ms() == pytest.approx(2_000)
+    now.now = 102.0  # held alone: 1 s at real time, not 2 s
+    assert clock.trace_offset_ms() == pytest.approx(3_000)
     assert clock.pause()
-    now.now = 104.0  # held and paused: the pause's 2 s
+    now.now = 104.0  # held and paused: the pause's 2 s, trace time stands
+    assert clock.trace_offset_ms() == pytest.approx(3_000)
     assert clock.release()  # the hold ends; the pause stays
     assert clock.paused
     assert not clock.held
@@ -65,8 +66,21 @@ def test_a_hold_stops_the_clock_and_is_counted_apart_from_pauses() -> None:
     now.now = 106.0  # running: 1 s = 2 s of trace
     assert clock.held_seconds() == pytest.approx(1.0)
     assert clock.paused_seconds() == pytest.approx(3.0)
-    assert clock.trace_offset_ms() == pytest.approx(4_000)
-    assert clock.due(4_000) == pytest.approx(106.0)  # the schedule shifted by both
+    assert clock.trace_offset_ms() == pytest.approx(5_000)
+    # the schedule shifted by the pause and by half the hold (the half trace time stood)
+    assert clock.due(5_000) == pytest.approx(106.0)
+
+
+def test_a_hold_at_real_time_changes_nothing() -> None:
+    now = FakeTime()
+    clock = ReplayClock(scale=TimeScale(1.0), now=now)
+    clock.start()
+    clock.hold()
+    now.now = 103.0
+    assert clock.trace_offset_ms() == pytest.approx(3_000)
+    clock.release()
+    assert clock.due(4_000) == pytest.approx(104.0)
+    assert clock.held_seconds() == pytest.approx(3.0)
 
 
 class TickingTime(FakeTime):
@@ -128,19 +142,43 @@ async def test_a_wait_begun_before_the_start_waits_for_it() -> None:
     assert due == pytest.approx(clock.t0 + 0.01)
 
 
-@pytest.mark.parametrize(("stop", "go"), [("pause", "resume"), ("hold", "release")])
-async def test_a_stopped_clock_wakes_no_waiter_until_it_goes_on(stop: str, go: str) -> None:
-    """A user's pause and a hold for the autoscaler stop the schedule alike."""
+async def test_a_paused_clock_wakes_no_waiter_until_it_resumes() -> None:
     clock = ReplayClock(scale=TimeScale(1.0))
     clock.start()
-    getattr(clock, stop)()
+    clock.pause()
     waiter = asyncio.create_task(clock.wait_until(10))
     await asyncio.sleep(0.1)
     assert not waiter.done()
-    getattr(clock, go)()
+    clock.resume()
     due = await asyncio.wait_for(waiter, timeout=1)
-    assert due >= clock.t0 + 0.1  # shifted by the stop
+    assert due >= clock.t0 + 0.1  # shifted by the pause
     assert time.monotonic() >= due
+
+
+async def test_a_held_clock_wakes_waiters_at_real_time() -> None:
+    """At speed 100 an event 150 ms of trace ahead is due in 1.5 ms; held, in 150 ms."""
+    clock = ReplayClock(scale=TimeScale(100.0))
+    clock.start()
+    clock.hold()
+    began = time.monotonic()
+    waiter = asyncio.create_task(clock.wait_until(150))
+    await asyncio.sleep(0.05)
+    assert not waiter.done()  # would have fired at 1.5 ms unheld
+    due = await asyncio.wait_for(waiter, timeout=1)
+    assert time.monotonic() - began >= 0.14
+    assert clock.trace_offset_ms() >= 150
+    assert time.monotonic() >= due - 0.001
+
+
+async def test_a_release_brings_a_held_waiter_forward() -> None:
+    clock = ReplayClock(scale=TimeScale(100.0))
+    clock.start()
+    clock.hold()
+    waiter = asyncio.create_task(clock.wait_until(2_000))  # 2 s held, 20 ms running
+    await asyncio.sleep(0.05)
+    assert not waiter.done()
+    clock.release()
+    await asyncio.wait_for(waiter, timeout=0.5)
 
 
 async def test_pause_interrupts_a_sleep() -> None:

@@ -25,3 +25,14 @@ def test_the_trace_clock_runs_between_reports_and_stops_with_the_run() -> None:
     clock.report(trace_s=120.0, running=True, length_s=0)  # length unknown: no cap
     wall[0] += 10
     assert clock.now() == 620.0
+
+
+def test_a_held_run_moves_at_real_time() -> None:
+    wall = [100.0]
+    clock = TraceClock(scale=TimeScale(20), monotonic=lambda: wall[0])
+    clock.report(trace_s=30.0, running=True, held=True, length_s=600.0)
+    wall[0] += 2.0  # two wall seconds held: two trace seconds, not forty
+    assert clock.now() == 32.0
+    clock.report(trace_s=32.0, running=True, held=False, length_s=600.0)
+    wall[0] += 1.0
+    assert clock.now() == 52.0
