@@ -23,8 +23,13 @@ has passed to share, and a short run at speed 20 lasts only seconds);
 unreadable metrics mean no hold (warned once per run); and sk-driver ends a hold by itself
 after ``expires_after`` if this process dies mid-hold. Each hold's start and that expiry go
 to ``on_hold`` and, at its release, its wall-clock interval to ``on_held``: sk-cloudprov
-lets no provisioning or readiness deadline pass while a hold is on, and moves them back by
-the part of each hold after the instance's request.
+lets provisioning and readiness deadlines pass at real time while a hold is on, and moves
+them back by the slip of each hold after the instance's request.
+
+A hold does not stop trace time: it runs the replay at real time (``TimeScale.held_speed``),
+the speed the recording was made at, so the controllers', scheduler's and CA's wall
+latencies inside it are the recorded cluster's trace latencies (stopping it made a burst's
+pods, created over half a second in the recording, reach CA's loop as one batch).
 """
 
 from __future__ import annotations

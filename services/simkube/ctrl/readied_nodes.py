@@ -9,7 +9,7 @@ in the replay where the recorded cluster bound them within a tenth of a second.
 
 So each of those steps (the annotation's change, Ready, the taint gone) asks the
 unschedulable pods of the run to be judged again (``UnschedulableWatch.rejudge``) and
-wakes the holder: the clock stands still until each such pod has been bound or given a new
+wakes the holder: the clock goes at real time until each such pod has been bound or given a new
 verdict, at most ``REJUDGE_S`` of wall time. Only steps a watch event shows count: the
 first list only learns where each node stands.
 """

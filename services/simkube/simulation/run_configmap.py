@@ -37,8 +37,8 @@ class RunKey(StrEnum):
     HOLDS = "holds"
     # The hold in progress as "start-expiry" (Unix ms; the expiry is when sk-driver ends it by
     # itself, should sk-ctrl die mid-hold), "" when the clock runs. Published as the hold
-    # starts, so sk-cloudprov creates no Node and readies none while the clock stands still
-    # (a deadline that passes mid-hold waits for its end, then moves back by the hold).
+    # starts, so sk-cloudprov's deadlines pass at real time while the run is held (and move
+    # back by the hold's slip once it has ended).
     HOLDING = "holding"
 
 
