@@ -7,7 +7,7 @@ progress is observable (``snapshot``, ``changes``) and mirrored onto the root's 
 deletes the root and waits until garbage collection has removed everything it owned.
 
 States: PENDING → RUNNING ⇄ PAUSED → SUCCEEDED | FAILED; any of them → CANCELLING →
-CANCELLED. A hold (sk-ctrl's) stops the clock without changing the state. A rejected
+CANCELLED. A hold (sk-ctrl's) slows the clock to real time without changing the state. A rejected
 object is a recorded failure, not a failed simulation.
 """
 
@@ -267,7 +267,8 @@ class Simulation:
         self._set_state(SimulationState.RUNNING)
 
     def hold(self, *, expires_after_s: float = HOLD_EXPIRY_S) -> None:
-        """Stop the clock for sk-ctrl (the autoscaler is reacting); the state does not change,
+        """Slow the clock to real time for sk-ctrl (the autoscaler is reacting; ``ReplayClock``
+        and ``TimeScale.held_speed``); the state does not change,
         so a user's pause and a hold compose (``ReplayClock``). The hold ends by itself after
         ``expires_after_s`` unless held again: a caller that dies mid-hold cannot stall us."""
         if self.state not in (SimulationState.RUNNING, SimulationState.PAUSED):
