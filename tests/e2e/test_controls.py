@@ -20,6 +20,7 @@ from simkube.env.toolchain.catalog import Binary
 from tests.conftest import SimEnv, skctl
 
 pytestmark = pytest.mark.e2e
+PREPARED_WITHIN_S = 180.0
 TRACE = Path(__file__).parents[1] / "data" / "simkube" / "dsb-scaling.sktrace"
 
 
@@ -32,8 +33,15 @@ def _status(env: SimEnv, name: str) -> dict[str, Any]:
 def _until(env: SimEnv, name: str, state: str, *, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while _status(env, name).get("state") != state:
-        assert time.monotonic() < deadline, f"{name} never became {state}: {_status(env, name)}"
+        assert time.monotonic() < deadline, (
+            f"{name} never became {state}: {_status(env, name)}\n{_ctrl_log(env)}")
         time.sleep(0.5)
+
+
+def _ctrl_log(env: SimEnv, *, lines: int = 40) -> str:
+    """The end of sk-ctrl's log, to tell from a failure which step of a run it waited on."""
+    log = Path(env.kubeconfig).parent / "logs" / "sk-ctrl.log"
+    return "\n".join(log.read_text().splitlines()[-lines:]) if log.is_file() else ""
 
 
 def _namespaces(env: SimEnv) -> list[str]:
@@ -54,7 +62,9 @@ def test_pause_resume_and_delete(services_env: SimEnv) -> None:
     taken = skctl("run", "--env", env, "--name", "controls", "--trace", str(TRACE), check=False)
     assert taken.returncode == 2
     assert "a simulation named 'controls' already exists" in taken.stderr
-    _until(services_env, "controls", "Running")
+    # Preparing restarts the scheduler and controller-manager with the run's timers and
+    # waits until the controllers act (each restart is bounded at 90 s, not 60).
+    _until(services_env, "controls", "Running", timeout=PREPARED_WITHIN_S)
     assert "controls-dsb" in _namespaces(services_env)
 
     skctl("pause", "controls", "--env", env)

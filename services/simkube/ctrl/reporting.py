@@ -74,6 +74,12 @@ class RunReport:
         await self.ctx.emit("Initializing", f"preparing run {number} of {repetitions}")
         return entry
 
+    async def starting(self, entry: RunEntry, *, repetitions: int) -> None:
+        """Prepared (timers in place, groups reset): now being started in sk-driver; a
+        status stuck here points at the driver rather than at the restarts."""
+        await self.write(message=f"preparing run {entry.run} of {repetitions}: "
+                                 "starting it in sk-driver")
+
     async def running(self, entry: RunEntry, *, repetitions: int) -> None:
         entry.state = State.RUNNING.value
         await self.write(state=State.RUNNING.value, message=f"run {entry.run} of {repetitions}")

@@ -34,6 +34,7 @@ async def start_run(ctx: SimulationContext, report: RunReport, *, number: int,
     entry = await report.begin(number=number, repetitions=runs,
                                run_dir=simulation_dir / f"run-{number}")
     gated = await preparing.prepare(ctx, spec=spec, config=config, number=number, name=name)
+    await report.starting(entry, repetitions=runs)
     retrier = ctx.deps.retrier()
     try:
         await retrier.call(lambda: ctx.deps.driver.start(name=name, spec=spec,

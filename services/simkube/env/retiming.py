@@ -18,6 +18,7 @@ whose Simulation leaves it unset consolidates after the environment's value ÷ s
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,6 +123,7 @@ def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) ->
                 continue
             if not record.base_argv:
                 record.base_argv = list(record.argv)
+            started = time.monotonic()
             restart_record(env, record, argv=argv)
             if plan is None:
                 record.base_argv = []
@@ -129,7 +131,8 @@ def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) ->
             restarted.append(record.name)
             log.info("component restarted with the run's timers" if plan else
                      "component restarted with its own timers", component=record.name,
-                     speed=plan.scale.speed if plan else None)
+                     speed=plan.scale.speed if plan else None,
+                     seconds=round(time.monotonic() - started, 2))
         if env.autoscaler == KARPENTER:
             _retime_pools(env, plan)
     return restarted
