@@ -55,13 +55,14 @@ def report_progress(clock: TraceClock, progress: driver_pb2.SimulationProgress) 
                  held=progress.held, length_s=progress.trace_length_ms / 1000)
 
 
-def start_request(*, name: str, spec: SimulationSpec,
-                  gate_scale_up: bool = False) -> driver_pb2.StartSimulationRequest:
+def start_request(*, name: str, spec: SimulationSpec, gate_scale_up: bool = False,
+                  hold_pod_work: bool = False) -> driver_pb2.StartSimulationRequest:
     """The StartSimulation call for run ``name`` of ``spec``; the run's root is kept."""
     request = driver_pb2.StartSimulationRequest(
         name=name, speed=spec.scale.speed, duration=spec.duration,
         namespace_prefix=spec.namespace_prefix, cleanup=False,
         remove_hpas=spec.hpa is HpaMode.REMOVED, gate_scale_up=gate_scale_up,
+        hold_for_pod_work=hold_pod_work,
         pod_timing=driver_pb2.PodTiming(startup_delay=spec.startup_delay,
                                         startup_jitter=spec.startup_jitter,
                                         lifetime_jitter=spec.lifetime_jitter))
@@ -81,8 +82,8 @@ class Driver(Protocol):
 
     address: str
 
-    async def start(self, *, name: str, spec: SimulationSpec,
-                    gate_scale_up: bool = False) -> driver_pb2.SimulationProgress: ...
+    async def start(self, *, name: str, spec: SimulationSpec, gate_scale_up: bool = False,
+                    hold_pod_work: bool = False) -> driver_pb2.SimulationProgress: ...
     def watch(self, name: str) -> AsyncIterator[driver_pb2.SimulationProgress]: ...
     async def pause(self, name: str) -> driver_pb2.SimulationProgress: ...
     async def resume(self, name: str) -> driver_pb2.SimulationProgress: ...
@@ -114,10 +115,10 @@ class DriverClient:
         except grpc.aio.AioRpcError as exc:
             raise DriverError.from_rpc(exc) from None
 
-    async def start(self, *, name: str, spec: SimulationSpec,
-                    gate_scale_up: bool = False) -> driver_pb2.SimulationProgress:
+    async def start(self, *, name: str, spec: SimulationSpec, gate_scale_up: bool = False,
+                    hold_pod_work: bool = False) -> driver_pb2.SimulationProgress:
         reply = await self._call(self._stub.StartSimulation, start_request(
-            name=name, spec=spec, gate_scale_up=gate_scale_up))
+            name=name, spec=spec, gate_scale_up=gate_scale_up, hold_pod_work=hold_pod_work))
         return reply.progress
 
     async def watch(self, name: str) -> AsyncIterator[driver_pb2.SimulationProgress]:

@@ -128,7 +128,9 @@ class Holder:
             log.info("hold refused", run=self._run, error=exc.message)
             return
         self._report(progress)
-        self._on_hold((began, began + bound_s))
+        if progress.held_since_unix_ms:  # the driver's own hold for pods, taken over
+            began = min(began, progress.held_since_unix_ms / 1000)
+        self._on_hold((began, self._wall() + bound_s))
         self.holds += 1
         try:
             reached = await self._wait_for(target)

@@ -16,6 +16,7 @@ from simkube.ctrl import preparing
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.driving import DriverError
 from simkube.ctrl.entries import RunEntry
+from simkube.ctrl.holding_setup import holding_status
 from simkube.ctrl.recording import set_aside_previous
 from simkube.ctrl.reporting import RunReport
 from simkube.ctrl.retrying import SimulationFailedError
@@ -36,9 +37,10 @@ async def start_run(ctx: SimulationContext, report: RunReport, *, number: int,
     gated = await preparing.prepare(ctx, spec=spec, config=config, number=number, name=name)
     await report.starting(entry, repetitions=runs)
     retrier = ctx.deps.retrier()
+    holds = holding_status(ctx, spec)[0]  # and so sk-driver holds for work making pods
     try:
-        await retrier.call(lambda: ctx.deps.driver.start(name=name, spec=spec,
-                                                         gate_scale_up=gated),
+        await retrier.call(lambda: ctx.deps.driver.start(
+            name=name, spec=spec, gate_scale_up=gated, hold_pod_work=holds),
                            what=f"start run {name}")
     except DriverError as exc:
         mine = (exc.code == grpc.StatusCode.ALREADY_EXISTS

@@ -34,6 +34,7 @@ def options_from_request(request: driver_pb2.StartSimulationRequest) -> Simulati
         max_concurrency=request.max_concurrency or None,
         remove_hpas=request.remove_hpas,
         gate_scale_up=request.gate_scale_up,
+        hold_pod_work=request.hold_for_pod_work,
         field_names={"startup_delay": "pod_timing.startup_delay",
                      "startup_jitter": "pod_timing.startup_jitter",
                      "lifetime_jitter": "pod_timing.lifetime_jitter",
@@ -68,4 +69,5 @@ def progress_to_proto(snapshot: ProgressSnapshot) -> driver_pb2.SimulationProgre
         failures=[failure_to_proto(f) for f in snapshot.failures], message=snapshot.message,
         speed=snapshot.speed, pods_timed=snapshot.pods_timed, cleaned_up=snapshot.cleaned_up,
         root_uid=snapshot.root_uid, paused_ms=snapshot.paused_ms,
-        held_ms=snapshot.held_ms, held=snapshot.held)
+        held_ms=snapshot.held_ms, held=snapshot.held,
+        held_since_unix_ms=snapshot.held_since_unix_ms)

@@ -62,6 +62,7 @@ class SimulationOptions:
     cleanup: bool = False
     max_concurrency: int = DEFAULT_CONCURRENCY
     remove_hpas: bool = False  # replay without the trace's HorizontalPodAutoscalers
+    hold_pod_work: bool = False  # hold briefly before applying work that makes pods
     retry_deadline_s: float = 30.0  # how long transient API errors are retried per object
 
 
@@ -137,7 +138,7 @@ def build_options(*, name: str, speed: float | None = None, duration: str | None
                   startup_delay: str | None = None, startup_jitter: str | None = None,
                   lifetime_jitter: str | None = None, cleanup: bool = False,
                   max_concurrency: int | None = None, remove_hpas: bool = False,
-                  gate_scale_up: bool = False,
+                  gate_scale_up: bool = False, hold_pod_work: bool = False,
                   field_names: Mapping[str, str] | None = None) -> SimulationOptions:
     """Options from raw input; ``field_names`` renames fields in errors (``speed`` → ``--speed``).
 
@@ -170,4 +171,4 @@ def build_options(*, name: str, speed: float | None = None, duration: str | None
         duration_ms=parse_duration(duration, field=named("duration")) if duration else None,
         prefix=check_prefix(prefix, field=named("prefix")) if prefix else DEFAULT_PREFIX,
         placement=placement, pod_timing=timing, cleanup=cleanup,
-        max_concurrency=concurrency, remove_hpas=remove_hpas)
+        max_concurrency=concurrency, remove_hpas=remove_hpas, hold_pod_work=hold_pod_work)

@@ -108,6 +108,7 @@ class ProgressSnapshot:
     paused_ms: int = 0
     held_ms: int = 0
     held: bool = False
+    held_since_unix_ms: int = 0  # when the hold in progress began; 0: none
 
 
 @dataclass(kw_only=True)
@@ -136,7 +137,7 @@ class Progress:
         self.failures.append(failure)
 
     def snapshot(self, *, wall_time_ms: int, paused_ms: int, held_ms: int = 0,
-                 held: bool = False) -> ProgressSnapshot:
+                 held: bool = False, held_since_unix_ms: int = 0) -> ProgressSnapshot:
         return ProgressSnapshot(
             name=self.name, state=self.state, events_applied=self.events_applied,
             events_total=self.events_total, objects_applied=self.objects_applied,
@@ -146,7 +147,8 @@ class Progress:
             lag_p99_ms=self.lag.percentile(0.99), lag_max_ms=self.lag.max_ms,
             failures=tuple(self.failures), message=self.message, speed=self.speed,
             pods_timed=self.pods_timed, cleaned_up=self.cleaned_up, root_uid=self.root_uid,
-            paused_ms=paused_ms, held_ms=held_ms, held=held)
+            paused_ms=paused_ms, held_ms=held_ms, held=held,
+            held_since_unix_ms=held_since_unix_ms)
 
 
 def with_state(snapshot: ProgressSnapshot, state: SimulationState) -> ProgressSnapshot:

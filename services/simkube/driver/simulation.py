@@ -7,8 +7,9 @@ progress is observable (``snapshot``, ``changes``) and mirrored onto the root's 
 deletes the root and waits until garbage collection has removed everything it owned.
 
 States: PENDING → RUNNING ⇄ PAUSED → SUCCEEDED | FAILED; any of them → CANCELLING →
-CANCELLED. A hold (sk-ctrl's) slows the clock to real time without changing the state. A rejected
-object is a recorded failure, not a failed simulation.
+CANCELLED. A hold (sk-ctrl's, or sk-driver's own as it applies work that makes pods:
+``holds.py``) slows the clock to real time without changing the state. A rejected object is
+a recorded failure, not a failed simulation.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 import socket
 import time
 import traceback
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import ApiError, Discovery, KubeClient
@@ -29,8 +30,10 @@ from simkube.driver.applying import Applier
 from simkube.driver.clock import ReplayClock
 from simkube.driver.cronjobs import CronFirer
 from simkube.driver.errors import SimulationStateError
+from simkube.driver.holds import Holds
 from simkube.driver.lifecycles import Assignment, LifetimePlan
 from simkube.driver.options import SimulationOptions
+from simkube.driver.pod_work import POD_WORK_HOLD_S, PodWork
 from simkube.driver.podtimer import PodTimer
 from simkube.driver.progress import FailureRecord, Progress, ProgressSnapshot, SimulationState
 from simkube.driver.replaying import Replayer
@@ -41,7 +44,7 @@ from simkube.driver.usage import UsagePlayer
 from simkube.driver.usage_objects import workload_key
 from simkube.driver.victim_marking import VictimMarker
 from simkube.driver.victims import VictimPlan
-from simkube.trace import TraceSource
+from simkube.trace import KubeObject, ObjectRef, TraceSource
 
 log = get_logger(__name__)
 STATUS_INTERVAL = 2.0
@@ -74,7 +77,8 @@ class Simulation:
         self._changed = Signal()
         self._started_at: float | None = None
         self._ended_at: float | None = None
-        self._hold_expiry: asyncio.TimerHandle | None = None
+        self.holds = Holds(clock=self.clock, simulation=self.name, changed=self._notify)
+        self._pod_work = PodWork(hold=self._hold_for_pod_work)
         self.usage: UsagePlayer | None = None  # while recorded usage plays (its write count)
 
     # -- observing ---------------------------------------------------------------------
@@ -94,7 +98,8 @@ class Simulation:
         paused = int(self.clock.paused_seconds() * 1000) if started else 0
         held = int(self.clock.held_seconds() * 1000) if started else 0
         return self.progress.snapshot(wall_time_ms=wall, paused_ms=paused, held_ms=held,
-                                      held=self.clock.held)
+                                      held=self.clock.held,
+                                      held_since_unix_ms=int(self.holds.since_unix * 1000))
 
     def _notify(self) -> None:
         self._changed.fire()
@@ -156,8 +161,8 @@ class Simulation:
                                                            simulation=self.name),
                           concurrency=self.options.max_concurrency,
                           retry_deadline_s=self.options.retry_deadline_s,
-                          applied=firer.track, deleted=firer.deleted,
-                          before_apply=self._marker.before_apply)
+                          applied=firer.track, deleted=self._deleted(firer),
+                          before_apply=self._before_apply)
         timer = PodTimer(kube=self._kube, simulation=self.name, plan=self._plan,
                          timed=self._pod_timed, victims=self._victims)
         helpers = [asyncio.create_task(self._report_status(root))]
@@ -238,12 +243,14 @@ class Simulation:
 
     def _finish(self, state: SimulationState, *, message: str | None = None) -> None:
         self._ended_at = time.monotonic()
+        self.holds.release()  # nothing is left to hold for
         self._set_state(state, message=message)
         snapshot = self.snapshot()
         log.info("simulation finished", simulation=self.name, state=state.value,
                  events=f"{snapshot.events_applied}/{snapshot.events_total}",
                  failed=snapshot.objects_failed, lag_p99_ms=round(snapshot.lag_p99_ms, 2),
-                 victims_marked=self._marker.marked)
+                 victims_marked=self._marker.marked, own_holds=self.holds.own_holds,
+                 own_holds_untaken=self.holds.own_expired)
 
     async def _report_status(self, root: RootRef) -> None:
         while True:
@@ -274,27 +281,28 @@ class Simulation:
         if self.state not in (SimulationState.RUNNING, SimulationState.PAUSED):
             raise SimulationStateError(f"simulation {self.name} is {self.state.value}; only a "
                                        "Running or Paused simulation can be held")
-        if self._hold_expiry is not None:
-            self._hold_expiry.cancel()
-        self._hold_expiry = asyncio.get_running_loop().call_later(expires_after_s,
-                                                                  self._expire_hold)
-        if self.clock.hold():
-            self._notify()
-
-    def _expire_hold(self) -> None:
-        self._hold_expiry = None
-        if self.clock.release():
-            log.warning("hold expired without a release", simulation=self.name)
-            self._notify()
+        self.holds.hold(expires_after_s=expires_after_s)
 
     def release(self) -> None:
         """End a hold; nothing to do (and no error) when there is none, e.g. once the
         replay has ended: the caller's release may race with the end."""
-        if self._hold_expiry is not None:
-            self._hold_expiry.cancel()
-            self._hold_expiry = None
-        if self.clock.release():
-            self._notify()
+        self.holds.release()
+
+    def _hold_for_pod_work(self) -> None:
+        """Work that makes pods is about to be applied: hold briefly for sk-ctrl, when the
+        run asked for it (``pod_work.py``)."""
+        if self.options.hold_pod_work and self.state is SimulationState.RUNNING:
+            self.holds.hold_briefly(expires_after_s=POD_WORK_HOLD_S)
+
+    async def _before_apply(self, obj: KubeObject, offset_ms: int) -> None:
+        await self._pod_work.before_apply(obj, offset_ms)
+        await self._marker.before_apply(obj, offset_ms)
+
+    def _deleted(self, firer: CronFirer) -> Callable[[ObjectRef], None]:
+        def deleted(ref: ObjectRef) -> None:
+            firer.deleted(ref)
+            self._pod_work.deleted(ref)
+        return deleted
 
     async def cancel(self, *, wait: bool = True) -> ProgressSnapshot:
         """Stop the replay, delete the root and (with ``wait``) wait for garbage collection.

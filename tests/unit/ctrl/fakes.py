@@ -55,6 +55,7 @@ class FakeDriver:
         self.calls: list[tuple[str, str]] = []
         self.started: list[tuple[str, SimulationSpec]] = []
         self.gated: list[bool] = []  # gate_scale_up of each start
+        self.pod_work_held: list[bool] = []  # hold_pod_work of each start
         self._scripts: defaultdict[str, asyncio.Queue[Any]] = defaultdict(asyncio.Queue)
         self._refusals: defaultdict[str, list[DriverError]] = defaultdict(list)
         self._held_since: dict[str, float] = {}
@@ -77,10 +78,11 @@ class FakeDriver:
         if self._refusals[method]:
             raise self._refusals[method].pop(0)
 
-    async def start(self, *, name: str, spec: SimulationSpec,
-                    gate_scale_up: bool = False) -> driver_pb2.SimulationProgress:
+    async def start(self, *, name: str, spec: SimulationSpec, gate_scale_up: bool = False,
+                    hold_pod_work: bool = False) -> driver_pb2.SimulationProgress:
         self._enter("start", name)
         self.gated.append(gate_scale_up)
+        self.pod_work_held.append(hold_pod_work)
         if name in self.known:
             raise refusal(grpc.StatusCode.ALREADY_EXISTS, f"run {name} exists")
         self.started.append((name, spec))

@@ -36,6 +36,8 @@ def test_file_source() -> None:
     assert start_request(name="s-r1", spec=removed).remove_hpas is True
     assert request.gate_scale_up is False
     assert start_request(name="s-r1", spec=spec, gate_scale_up=True).gate_scale_up is True
+    assert request.hold_for_pod_work is False
+    assert start_request(name="s-r1", spec=spec, hold_pod_work=True).hold_for_pod_work is True
 
 
 def test_tracer_source() -> None:

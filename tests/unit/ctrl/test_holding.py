@@ -4,6 +4,7 @@ and every bound that keeps a slow, stuck or absent autoscaler from stalling the 
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -238,3 +239,17 @@ async def test_a_pod_judged_before_the_hold_began_holds_nothing() -> None:
     await asyncio.sleep(0.03)
     task.cancel()
     assert setup.driver.called("hold") == []
+
+
+async def test_a_hold_taken_over_from_the_driver_is_published_from_the_driver_s_start() -> None:
+    setup = Setup()
+    own_start = time.time() - 0.2  # sk-driver held by itself as it applied a scale-up
+    setup.driver.known[RUN].held = True
+    setup.driver.known[RUN].held_since_unix_ms = round(own_start * 1000)
+    setup.loops.finish_loop_after(3)
+    task = await running(setup)
+    await setup.trigger_and_settle()
+    task.cancel()
+    [(began, _ended)] = setup.published
+    assert began == pytest.approx(own_start, abs=0.002)
+    assert setup.began[0][0] == began

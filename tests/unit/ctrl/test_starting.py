@@ -15,6 +15,7 @@ from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import (
     UNAVAILABLE,
     FakeDriver,
+    FakeLoops,
     context,
     counter,
     progress,
@@ -80,3 +81,15 @@ async def test_a_refused_run_is_written_failed(tmp_path: Path) -> None:
     assert (entry["state"], entry["message"]) == ("Failed", "no such trace")
     assert "endTime" in entry
     assert "RunStarted" not in reasons(api)
+
+
+async def test_a_held_run_asks_the_driver_to_hold_for_work_that_makes_pods(
+        tmp_path: Path) -> None:
+    driver = FakeDriver()
+    held = context(FakeApi(), driver, tmp_path, loops=FakeLoops(),
+                   sim=simulation(spec={"speed": 20}))
+    await start_run(held, RunReport(held), number=1, spec=held.spec(), config=None)
+    real_time = context(FakeApi(), driver, tmp_path, loops=FakeLoops(), sim=simulation())
+    await start_run(real_time, RunReport(real_time), number=2, spec=real_time.spec(),
+                    config=None)
+    assert driver.pod_work_held == [True, False]  # at speed 1 nothing holds

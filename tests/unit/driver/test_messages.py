@@ -18,12 +18,13 @@ def test_zero_values_mean_defaults() -> None:
     assert dict(options.placement.node_selector) == {"type": "kwok"}
     assert options.remove_hpas is False
     assert options.pod_timing.scale_up_gated is False
+    assert options.hold_pod_work is False
 
 
 def test_every_field_is_used() -> None:
     request = driver_pb2.StartSimulationRequest(
         name="sim", speed=5, duration="2h", namespace_prefix="p", cleanup=True,
-        max_concurrency=7, remove_hpas=True, gate_scale_up=True,
+        max_concurrency=7, remove_hpas=True, gate_scale_up=True, hold_for_pod_work=True,
         placement=driver_pb2.Placement(node_selector={"a": "b"}, tolerations=[
             driver_pb2.Toleration(key="k", operator="Exists", effect="NoSchedule")]),
         pod_timing=driver_pb2.PodTiming(startup_delay="1s", startup_jitter="2s",
@@ -38,6 +39,7 @@ def test_every_field_is_used() -> None:
     assert options.cleanup
     assert options.remove_hpas
     assert options.pod_timing.scale_up_gated
+    assert options.hold_pod_work
 
 
 @pytest.mark.parametrize(("request_fields", "field"), [

@@ -170,3 +170,29 @@ async def test_a_failed_cleanup_is_reported_and_can_be_retried(trace: Path) -> N
     assert "cleanup failed" in snapshot.message
     refuse[0] = False
     assert (await simulation.cancel()).cleaned_up
+
+
+def _deployment(replicas: int) -> dict[str, object]:
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "app"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"containers": [{"name": "c", "image": "x"}]}}}}
+
+
+@pytest.mark.parametrize("hold_pod_work", [True, False])
+async def test_a_held_run_holds_by_itself_as_it_applies_work_that_makes_pods(
+        tmp_path: Path, hold_pod_work: bool) -> None:
+    scaled = write_native(tmp_path / "scaled.trace", build_trace(
+        [(0, [_deployment(1)]), (2000, [_deployment(1)]), (4000, [_deployment(3)])]))
+    simulation = await _start(FakeKube(answer=FakeCluster()), scaled, speed=100.0,
+                              hold_pod_work=hold_pod_work)
+    final = await simulation.wait()
+    assert final.state is SimulationState.SUCCEEDED
+    # Created, then scaled up: two brief holds, nobody here to take them over; the
+    # unchanged apply at 2 s held nothing. The first expired; the replay's end ended the
+    # second.
+    holds = simulation.holds
+    assert (holds.own_holds, holds.own_expired) == ((2, 1) if hold_pod_work else (0, 0))
+    assert (final.held_ms >= 240) is hold_pod_work
+    assert (final.held, final.held_since_unix_ms) == (False, 0)
