@@ -55,8 +55,10 @@ def _zone(name: object) -> tzinfo:
 
 class CronFirer:
     def __init__(self, *, kube: KubeClient, clock: ReplayClock, start_ms: int,
-                 simulation: str, failed: Callable[[FailureRecord], None]) -> None:
+                 simulation: str, failed: Callable[[FailureRecord], None],
+                 makes_pods: Callable[[], None] = lambda: None) -> None:
         self._kube = kube
+        self._makes_pods = makes_pods  # told just before a Job goes out (``pod_work.py``)
         self._clock = clock
         self._start_ms = start_ms
         self._simulation = simulation
@@ -132,6 +134,7 @@ class CronFirer:
                 for other in active:
                     await delete(self._kube, JOBS.path(namespace=namespace, name=other))
             path = JOBS.path(namespace=namespace, name=name)
+            self._makes_pods()
             await retry(lambda: apply(self._kube, path, job, field_manager=FIELD_MANAGER),
                         attempts=ATTEMPTS)
         except ApiError as exc:

@@ -13,8 +13,9 @@ over costs little.
 
 What makes pods, judged from the trace's objects alone (no reads of the cluster): a
 Deployment, ReplicaSet or StatefulSet applied for the first time with replicas, or with more
-replicas than its last apply; a Job, DaemonSet or bare Pod applied for the first time. A
-Job unsuspended later is left to sk-ctrl's watch.
+replicas than its last apply; a Job, DaemonSet or bare Pod applied for the first time; a
+Job the driver fires for a CronJob (``cronjobs.py`` says so itself). A Job unsuspended later
+is left to sk-ctrl's watch.
 """
 
 from __future__ import annotations

@@ -155,7 +155,8 @@ class Simulation:
                             timing=self.options.pod_timing, lifecycle_owners=counted,
                             usage_workloads=frozenset(map(workload_key, self.scan.usage)))
         firer = CronFirer(kube=self._kube, clock=self.clock, start_ms=self.scan.start_ms,
-                          simulation=self.name, failed=self._fire_failed)
+                          simulation=self.name, failed=self._fire_failed,
+                          makes_pods=self._hold_for_pod_work)
         applier = Applier(kube=self._kube, discovery=discovery, rewriter=rewriter,
                           namespaces=namespaces.Namespaces(self._kube, root=root,
                                                            simulation=self.name),

@@ -42,9 +42,12 @@ class Setup:
         self.kube = FakeKube(answer=answer)
         self.clock = ReplayClock(scale=TimeScale(6000.0))
         self.failures: list[FailureRecord] = []
+        self.about_to_fire: list[int] = []  # PATCHes sent before each firing was announced
         self.firer = CronFirer(kube=self.kube, clock=self.clock,  # type: ignore[arg-type]
                                start_ms=START_MS, simulation="sim",
-                               failed=self.failures.append)
+                               failed=self.failures.append,
+                               makes_pods=lambda: self.about_to_fire.append(
+                                   len(self.applied_jobs())))
         self.clock.start()
 
     def applied_jobs(self) -> list[str]:
@@ -65,6 +68,7 @@ async def test_fires_at_each_minute_boundary_of_the_trace() -> None:
     assert setup.applied_jobs()[:3] == [f"hello-{FIRST_MINUTE + n}" for n in range(3)]
     first = setup.kube.calls[0].path
     assert first == f"/apis/batch/v1/namespaces/v-default/jobs/hello-{FIRST_MINUTE}"
+    assert setup.about_to_fire[:3] == [0, 1, 2]  # each Job announced just before it went out
 
 
 async def test_suspended_cronjobs_and_other_kinds_never_fire() -> None:
