@@ -99,6 +99,9 @@ class UnschedulableWatch:
             self._on_seen(pod)
         now = {uid: _scheduled_condition(pod) or {} for uid, pod in ours if unschedulable(pod)}
         news = now.keys() - self._seen.keys()
+        listed = {uid for uid, _ in ours}
+        for uid in (self._seen.keys() | self._unjudged) - listed:
+            self._on_gone(uid)  # bound or deleted while the watch was away
         self._seen = now  # a re-list forgets pods gone meanwhile
         self._rejudged = {uid: verdict for uid, verdict in self._rejudged.items()
                           if now.get(uid) == verdict}

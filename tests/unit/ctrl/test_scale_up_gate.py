@@ -126,9 +126,30 @@ async def test_a_pod_gone_before_its_release_is_skipped_quietly() -> None:
     rig = Rig(answer=answer)
     rig.arrive("a", at=0.0)
     rig.unschedulable("a", at=2.5)
+    await rig.settle()
     rig.arrive("b", at=2.6)
     rig.unschedulable("b", at=2.7)
     await rig.settle()
     assert rig.calls == ["hold", "loop"]
     assert not rig.gate.releasing()
-    assert rig.lifted() == ["p-a"]  # b came after: it waits for the next moment
+    assert rig.lifted() == ["p-a"]  # a is gone, so b is the oldest and "very new"
+
+
+async def test_a_lifted_pod_still_without_a_node_counts_as_the_oldest() -> None:
+    rig = Rig()
+    rig.arrive("report", at=161.2)
+    rig.unschedulable("report", at=161.3)
+    rig.now = 171.3
+    rig.gate._moment(171.3)  # production's scan: the report pod is 10 s old, lifted
+    await rig.settle()
+    assert rig.lifted() == ["p-report"]
+    rig.arrive("web", at=180.03)
+    rig.unschedulable("web", at=180.05)  # the report pod still waits for its node
+    await rig.settle()
+    assert rig.lifted() == ["p-report", "p-web"]  # planned at once, as production did
+    rig.gate.gone("report")
+    rig.gate.gone("web")  # bound: older pods no longer count
+    rig.arrive("api", at=220.04)
+    rig.unschedulable("api", at=220.05)
+    await rig.settle()
+    assert rig.lifted() == ["p-report", "p-web"]  # api alone is "very new"

@@ -117,3 +117,12 @@ def test_awaiting_new_verdicts_ends_at_its_bound_and_a_relist_forgets_gone_pods(
     watch.rejudge()
     watch._listed([pod("b", message="0/4 nodes are available")])
     assert not watch.awaiting()
+
+
+def test_a_relist_tells_of_pods_gone_while_the_watch_was_away() -> None:
+    gone: list[str] = []
+    watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
+                               on_new=lambda _pod: None, on_gone=gone.append)
+    watch._listed([pod("a"), pod("b"), fresh("c")])
+    watch._listed([pod("b")])  # a was bound and c was deleted meanwhile
+    assert sorted(gone) == ["a", "c"]
