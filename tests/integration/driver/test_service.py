@@ -80,6 +80,28 @@ async def test_start_watch_list_cancel(driver: Running) -> None:
     await assert_nothing_left(driver.kube, driver.registry.get(name))
 
 
+async def test_a_held_run_holds_by_itself_before_work_that_makes_pods(driver: Running) -> None:
+    name = unique("grpc")
+    await driver.stub.StartSimulation(driver_pb2.StartSimulationRequest(
+        name=name, trace_data=(DATA / "dsb-scaling.sktrace").read_bytes(), speed=200,
+        namespace_prefix=unique("v"), hold_for_pod_work=True))
+    updates = [update async for update in driver.stub.WatchSimulation(
+        driver_pb2.WatchSimulationRequest(name=name, interval="50ms"))]
+    final = updates[-1]
+    assert final.state == STATE.SIMULATION_STATE_SUCCEEDED
+    holds = driver.registry.get(name).holds
+    # The trace creates its Deployments, then scales them up and down: the creations and
+    # scale-ups held, each for a quarter of a wall second, and nobody took them over.
+    assert holds.own_holds >= 2
+    assert holds.own_expired >= 1
+    assert final.held_ms >= 240 * holds.own_expired
+    assert (final.held, final.held_since_unix_ms) == (False, 0)
+    held = [update for update in updates if update.held]
+    assert all(update.held_since_unix_ms > 0 for update in held)
+    await driver.stub.Cancel(driver_pb2.CancelRequest(name=name))
+    await assert_nothing_left(driver.kube, driver.registry.get(name))
+
+
 async def test_pause_resume_and_name_conflicts_over_grpc(driver: Running) -> None:
     name = unique("grpc")
     request = driver_pb2.StartSimulationRequest(
