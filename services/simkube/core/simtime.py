@@ -40,6 +40,11 @@ SPEED_HINT = f"1 is real time, 10 is ten times faster, {MAX_SPEED:g} the most"
 # burst whose pods arrived over half a second in the recording reaches the autoscaler as one
 # batch (docs/fidelity.md, run 15).
 HOLD_SPEED = 1.0
+# sk-driver's own brief hold as it applies work that makes pods (wall seconds): long enough
+# for sk-ctrl's hold to take it over, bounded however much work comes while it is on
+# (driver/holds.py); sk-ctrl publishes one nobody took over with that bound as its expiry.
+BRIEF_HOLD_S = 0.25
+BRIEF_HOLD_BOUND_S = 0.5
 
 
 class SpeedError(ConfigError, ValueError):

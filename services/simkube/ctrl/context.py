@@ -10,6 +10,7 @@ orchestrator every job would have to import.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,8 @@ class SimulationContext:
         self.clock = TraceClock(scale=REAL_TIME)  # replaced with the run's when it starts
         self.current: str | None = None  # the driver run being followed
         self.recorder: RunRecorder | None = None
+        # Told of every progress update while the run holds (the holds' publisher).
+        self.on_progress: Callable[[driver_pb2.SimulationProgress], None] = lambda _p: None
         self._spec: SimulationSpec | None = None  # parsed once per copy of the resource
 
     @property

@@ -51,6 +51,7 @@ async def _watch(ctx: SimulationContext, *, name: str) -> driver_pb2.SimulationP
                 retrier.reset()
                 ctx.progress = progress
                 report_progress(ctx.clock, progress)
+                ctx.on_progress(progress)
                 await _report(ctx, progress)
                 if progress.state in FINAL_STATES:
                     return progress

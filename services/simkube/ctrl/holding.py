@@ -128,8 +128,8 @@ class Holder:
             log.info("hold refused", run=self._run, error=exc.message)
             return
         self._report(progress)
-        if progress.held_since_unix_ms:  # the driver's own hold for pods, taken over
-            began = min(began, progress.held_since_unix_ms / 1000)
+        if progress.held_since_unix_ms:  # the driver's word: its own hold, if taken over,
+            began = progress.held_since_unix_ms / 1000  # and the same start observe() sees
         self._on_hold((began, self._wall() + bound_s))
         self.holds += 1
         try:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient, merge_patch
 from simkube.core.logs import get_logger
+from simkube.core.simtime import BRIEF_HOLD_BOUND_S
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.holding import Holder
 from simkube.ctrl.owed_pods import OwedPodsWatch
@@ -28,6 +30,7 @@ from simkube.ctrl.readied_nodes import ReadiedNodesWatch
 from simkube.ctrl.scale_up_gate import ScaleUpGate
 from simkube.ctrl.timing import loop_wait_s, scan_interval_s
 from simkube.ctrl.unschedulable import UnschedulableWatch
+from simkube.gen.simkube.driver.v1 import driver_pb2
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, Hold, holds_data
 from simkube.simulation.spec import SimulationSpec
 
@@ -58,12 +61,18 @@ def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, 
 
 class HeldPublisher:
     """The run's recent holds, and the one in progress, into its ConfigMap; the latest state
-    wins, failures only log."""
+    wins, failures only log.
 
-    def __init__(self, *, kube: KubeClient, namespace: str) -> None:
-        self._kube, self._namespace = kube, namespace
+    The holder tells of its own holds (``began``, ``update``); the driver's progress
+    (``observe``) of the brief holds sk-driver begins by itself as it applies work that makes
+    pods, those the holder takes over (published from their start) and those nobody does."""
+
+    def __init__(self, *, kube: KubeClient, namespace: str,
+                 wall: Callable[[], float] = time.time) -> None:
+        self._kube, self._namespace, self._wall = kube, namespace, wall
         self._holds: list[Hold] = []
         self._holding: Hold | None = None  # the hold in progress: began, expires
+        self._driver_since = 0.0  # start of the driver's hold in progress, as last told
         self._wake = asyncio.Event()
 
     def began(self, hold: Hold) -> None:
@@ -71,10 +80,21 @@ class HeldPublisher:
         self._wake.set()
 
     def update(self, hold: Hold) -> None:
-        self._holds = [h for h in self._holds if h[1] >= hold[1] - KEEP_S][-(KEEP_HOLDS - 1):]
-        self._holds.append(hold)
+        """A hold ended; one with the same start replaces the earlier word on it."""
+        kept = [h for h in self._holds if h[1] >= hold[1] - KEEP_S and h[0] != hold[0]]
+        self._holds = [*kept[-(KEEP_HOLDS - 1):], hold]
         self._holding = None
         self._wake.set()
+
+    def observe(self, progress: driver_pb2.SimulationProgress) -> None:
+        since = progress.held_since_unix_ms / 1000 if progress.held else 0.0
+        if since == self._driver_since:
+            return
+        ended, self._driver_since = self._driver_since, since
+        if ended and not any(h[0] == ended for h in self._holds):
+            self.update((ended, self._wall()))  # the driver's own, untaken
+        if since and self._holding is None:  # the holder's hold, when on, says more
+            self.began((since, since + BRIEF_HOLD_BOUND_S))
 
     async def run(self) -> None:
         path = CONFIG_MAPS.path(namespace=self._namespace, name=RUN_CONFIGMAP)
@@ -124,9 +144,11 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
              for task in (watch.run(), owed.run(), readied.run(), holder.run(), gate.run())]
     if publisher is not None:
         tasks.append(asyncio.create_task(publisher.run()))
+        ctx.on_progress = publisher.observe
     try:
         yield holder
     finally:
+        ctx.on_progress = lambda _progress: None
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

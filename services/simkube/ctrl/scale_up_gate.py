@@ -151,11 +151,12 @@ class ScaleUpGate:
                     await merge_patch(self._kube, path, {
                         "metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: None}}})
                 except ApiError as exc:
-                    if exc.code == 404:  # gone meanwhile: nothing to plan for, none to count
-                        self._lifted.pop(uid, None)
-                    else:
-                        log.warning("scale-up gate not lifted", pod=f"{pod.namespace}/"
-                                    f"{pod.name}", error=str(exc))
+                    self._lifted.pop(uid, None)  # still gated, or gone: not a lifted pod
+                    if exc.code != 404:  # gone meanwhile: nothing to plan for
+                        log.warning("scale-up gate not lifted; lifted at the next moment",
+                                    pod=f"{pod.namespace}/{pod.name}", error=str(exc))
+                        self._released.discard(uid)
+                        self._waiting.setdefault(uid, pod)
         try:
             await asyncio.gather(*(lift(uid, pod) for uid, pod in pods.items()))
             self.released += len(pods)

@@ -67,6 +67,7 @@ class UnschedulableWatch:
         self._monotonic = monotonic
         self._seen: dict[str, dict[str, Any]] = {}  # uids now unschedulable: their verdict
         self._unjudged: set[str] = set()  # uids the scheduler has not ruled on
+        self._pending: set[str] = set()  # every uid listed or watched, unbound and pending
         self._rejudged: dict[str, dict[str, Any]] = {}  # uids to be ruled on again: from
         self._rejudge_until = 0.0
         self.watch = ListWatch(kube=kube, path=PODS.path(), what="unschedulable pods",
@@ -100,8 +101,9 @@ class UnschedulableWatch:
         now = {uid: _scheduled_condition(pod) or {} for uid, pod in ours if unschedulable(pod)}
         news = now.keys() - self._seen.keys()
         listed = {uid for uid, _ in ours}
-        for uid in (self._seen.keys() | self._unjudged) - listed:
+        for uid in self._pending - listed:
             self._on_gone(uid)  # bound or deleted while the watch was away
+        self._pending = listed
         self._seen = now  # a re-list forgets pods gone meanwhile
         self._rejudged = {uid: verdict for uid, verdict in self._rejudged.items()
                           if now.get(uid) == verdict}
@@ -118,11 +120,13 @@ class UnschedulableWatch:
         if uid is None:
             return
         if kind == "DELETED":  # bound (out of the selection) or gone
+            self._pending.discard(uid)
             self._on_gone(uid)
             self._seen.pop(uid, None)
             self._unjudged.discard(uid)
             self._rejudged.pop(uid, None)
             return
+        self._pending.add(uid)
         self._on_seen(pod)
         if unjudged(pod):
             if uid not in self._unjudged:

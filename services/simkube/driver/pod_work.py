@@ -7,27 +7,39 @@ before its Hold arrives still pass at the run's speed: fidelity run 16 found a b
 created 0.1 s of trace late at 10x, 0.3 s at 20x and 0.65 s at 50x, where the truth made
 them 45 ms after the scale-up; which of them Cluster Autoscaler's next loop saw changed
 with it. sk-driver knows before anyone: just before it applies an object that makes pods,
-it holds the clock itself for a short while (``POD_WORK_HOLD_S``), long enough for sk-ctrl's
-hold to take over (a Hold while held extends it) and short enough that a hold nobody takes
-over costs little.
+it holds the clock itself for a short while (``core.simtime.BRIEF_HOLD_S``), long enough
+for sk-ctrl's hold to take over (a Hold while held extends it) and short enough that a hold
+nobody takes over costs little (``holds.py``).
 
 What makes pods, judged from the trace's objects alone (no reads of the cluster): a
-Deployment, ReplicaSet or StatefulSet applied for the first time with replicas, or with more
-replicas than its last apply; a Job, DaemonSet or bare Pod applied for the first time; a
-Job the driver fires for a CronJob (``cronjobs.py`` says so itself). A Job unsuspended later
-is left to sk-ctrl's watch.
+Deployment, ReplicaSet or StatefulSet applied for the first time with replicas, with more
+replicas than its last apply, or with a new pod template (a rollout's first pods); a Job
+that is not suspended, a DaemonSet or a bare Pod applied for the first time; a Job the
+driver fires for a CronJob (``cronjobs.py`` says so itself). A Job unsuspended later is left
+to sk-ctrl's watch; an object the trace re-creates after deleting its namespace counts as
+already seen (only the namespace's delete reaches the driver).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from simkube.trace import KubeObject, ObjectRef
 
-POD_WORK_HOLD_S = 0.25  # wall seconds; sk-ctrl's watch takes tens of milliseconds
 SCALED = frozenset({("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"),
                     ("apps/v1", "StatefulSet")})
 CREATED = frozenset({("batch/v1", "Job"), ("apps/v1", "DaemonSet"), ("v1", "Pod")})
+
+
+def _template(obj: KubeObject) -> str:
+    spec = obj.get("spec")
+    return json.dumps(spec.get("template") if isinstance(spec, dict) else None, sort_keys=True)
+
+
+def _suspended(obj: KubeObject) -> bool:
+    spec = obj.get("spec")
+    return isinstance(spec, dict) and spec.get("suspend") is True
 
 
 def _replicas(obj: KubeObject) -> int:
@@ -43,7 +55,7 @@ class PodWork:
 
     def __init__(self, *, hold: Callable[[], None]) -> None:
         self._hold = hold
-        self._replicas: dict[ObjectRef, int] = {}  # last applied, of the scaled kinds
+        self._replicas: dict[ObjectRef, tuple[int, str]] = {}  # last applied: replicas, template
         self._created: set[ObjectRef] = set()
         self.holds = 0  # applies that held, for the replay's closing log
 
@@ -51,14 +63,14 @@ class PodWork:
         ref = ObjectRef.of(obj)
         kind = (ref.api_version, ref.kind)
         if kind in SCALED:
-            replicas = _replicas(obj)
-            previous = self._replicas.get(ref, 0)
-            self._replicas[ref] = replicas
-            return replicas > previous
+            replicas, template = _replicas(obj), _template(obj)
+            previous, before = self._replicas.get(ref, (0, template))
+            self._replicas[ref] = (replicas, template)
+            return replicas > previous or (replicas > 0 and template != before)
         if kind in CREATED:
             first = ref not in self._created
             self._created.add(ref)
-            return first
+            return first and not _suspended(obj)
         return False
 
     def deleted(self, ref: ObjectRef) -> None:

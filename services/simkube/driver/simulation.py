@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Callable
 from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import ApiError, Discovery, KubeClient
 from simkube.core.logs import get_logger
+from simkube.core.simtime import BRIEF_HOLD_BOUND_S, BRIEF_HOLD_S
 from simkube.driver import namespaces, roots
 from simkube.driver.applying import Applier
 from simkube.driver.clock import ReplayClock
@@ -33,7 +34,7 @@ from simkube.driver.errors import SimulationStateError
 from simkube.driver.holds import Holds
 from simkube.driver.lifecycles import Assignment, LifetimePlan
 from simkube.driver.options import SimulationOptions
-from simkube.driver.pod_work import POD_WORK_HOLD_S, PodWork
+from simkube.driver.pod_work import PodWork
 from simkube.driver.podtimer import PodTimer
 from simkube.driver.progress import FailureRecord, Progress, ProgressSnapshot, SimulationState
 from simkube.driver.replaying import Replayer
@@ -77,7 +78,8 @@ class Simulation:
         self._changed = Signal()
         self._started_at: float | None = None
         self._ended_at: float | None = None
-        self.holds = Holds(clock=self.clock, simulation=self.name, changed=self._notify)
+        self._hold_changed = Signal()
+        self.holds = Holds(clock=self.clock, simulation=self.name, changed=self._held)
         self._pod_work = PodWork(hold=self._hold_for_pod_work)
         self.usage: UsagePlayer | None = None  # while recorded usage plays (its write count)
 
@@ -104,16 +106,24 @@ class Simulation:
     def _notify(self) -> None:
         self._changed.fire()
 
+    def _held(self) -> None:
+        """A hold began or ended: watchers hear at once, not an interval later, since
+        sk-ctrl's trace clock and the holds it publishes for sk-cloudprov follow it."""
+        self._hold_changed.fire()
+        self._notify()
+
     async def changes(self, *, interval: float) -> AsyncIterator[ProgressSnapshot]:
         """The current snapshot, then one per change at most every ``interval`` seconds,
         ending with the final state (and again once cleaned up, if that is still to come)."""
         while True:
-            changed = self._changed.arm()
+            changed, held = self._changed.arm(), self._hold_changed.arm()
             snapshot = self.snapshot()
             yield snapshot
             if snapshot.state.finished and (self._cleanup_done or not self._cleanup_expected):
                 return
-            await asyncio.sleep(interval)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(interval):
+                    await held.wait()
             if not changed.is_set():
                 # Without news, still every second or so: the clock and wall time move on.
                 with contextlib.suppress(TimeoutError):
@@ -244,13 +254,14 @@ class Simulation:
 
     def _finish(self, state: SimulationState, *, message: str | None = None) -> None:
         self._ended_at = time.monotonic()
-        self.holds.release()  # nothing is left to hold for
+        self.holds.end()  # nothing is left to hold for
         self._set_state(state, message=message)
         snapshot = self.snapshot()
         log.info("simulation finished", simulation=self.name, state=state.value,
                  events=f"{snapshot.events_applied}/{snapshot.events_total}",
                  failed=snapshot.objects_failed, lag_p99_ms=round(snapshot.lag_p99_ms, 2),
-                 victims_marked=self._marker.marked, own_holds=self.holds.own_holds,
+                 victims_marked=self._marker.marked, pod_work=self._pod_work.holds,
+                 own_holds=self.holds.own_holds,
                  own_holds_untaken=self.holds.own_expired)
 
     async def _report_status(self, root: RootRef) -> None:
@@ -293,7 +304,7 @@ class Simulation:
         """Work that makes pods is about to be applied: hold briefly for sk-ctrl, when the
         run asked for it (``pod_work.py``)."""
         if self.options.hold_pod_work and self.state is SimulationState.RUNNING:
-            self.holds.hold_briefly(expires_after_s=POD_WORK_HOLD_S)
+            self.holds.hold_briefly(expires_after_s=BRIEF_HOLD_S, bound_s=BRIEF_HOLD_BOUND_S)
 
     async def _before_apply(self, obj: KubeObject, offset_ms: int) -> None:
         await self._pod_work.before_apply(obj, offset_ms)
@@ -317,7 +328,7 @@ class Simulation:
             running = self._task is not None and not self._task.done()
             if running:
                 self.clock.resume()
-                self.release()
+                self.holds.end()
                 self._set_state(SimulationState.CANCELLING)
             self._cleanup = asyncio.create_task(self._cancel(running=running))
             self._cleanup.add_done_callback(_retrieve)

@@ -8,6 +8,7 @@ script is used up, as a real run between updates; any call can be made to fail f
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -140,8 +141,10 @@ class FakeDriver:
         now = asyncio.get_running_loop().time()
         if held and not updated.held:
             self._held_since[name] = now
+            updated.held_since_unix_ms = round(time.time() * 1000)
         if not held and updated.held:
             updated.held_ms += round((now - self._held_since.pop(name, now)) * 1000)
+            updated.held_since_unix_ms = 0
         updated.held = held
         self.known[name] = updated
         return updated

@@ -42,8 +42,11 @@ async def test_progress_goes_into_status_and_the_final_update_is_returned(
                   progress(NAME, PAUSED, applied=2), progress(NAME, applied=3),
                   progress(NAME, SUCCEEDED, applied=10, trace_ms=9000))
     ctx = context(api, driver, tmp_path)
+    told: list[int] = []
+    ctx.on_progress = lambda update: told.append(update.events_applied)
     final = await follow(ctx, name=NAME, paused=False)
     assert (final.state, final.events_applied) == (SUCCEEDED, 10)
+    assert told == [1, 2, 3, 10]  # every update, for the holds' publisher
     written = status_writes(api)
     assert [w["state"] for w in written if "state" in w] == ["Running", "Paused", "Running"]
     assert written[0]["traceTimeSeconds"] == 1.5

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from simkube.core.kubeapi import CONFIG_MAPS, PODS
+from simkube.core.simtime import BRIEF_HOLD_BOUND_S
 from simkube.ctrl.holding_setup import KEEP_HOLDS, HeldPublisher, holding, holding_status
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunKey
 from tests.support.fake_api import FakeApi
@@ -103,3 +105,37 @@ def test_only_recent_holds_are_kept() -> None:
         publisher.update((3000.0 + n, 3000.5 + n))
     assert len(publisher._holds) == KEEP_HOLDS
     assert publisher._holds[-1] == (3000.0 + KEEP_HOLDS + 4, 3000.5 + KEEP_HOLDS + 4)
+
+
+def held_progress(*, since_ms: int) -> Any:
+    update = progress("shop-r1")
+    update.held, update.held_since_unix_ms = since_ms > 0, since_ms
+    return update
+
+
+def test_a_driver_hold_nobody_took_over_is_published_from_the_progress() -> None:
+    now = [40.5]
+    publisher = HeldPublisher(kube=FakeApi(), namespace="sk",  # type: ignore[arg-type]
+                              wall=lambda: now[0])
+    publisher.observe(held_progress(since_ms=40_000))  # sk-driver's own, as it applied
+    assert publisher._holding == (40.0, 40.0 + BRIEF_HOLD_BOUND_S)
+    publisher.observe(held_progress(since_ms=40_000))  # the same hold, told again
+    publisher.observe(held_progress(since_ms=0))
+    assert (publisher._holds, publisher._holding) == ([(40.0, 40.5)], None)
+
+
+def test_a_driver_hold_the_holder_took_over_is_published_once() -> None:
+    now = [51.0]
+    publisher = HeldPublisher(kube=FakeApi(), namespace="sk",  # type: ignore[arg-type]
+                              wall=lambda: now[0])
+    publisher.observe(held_progress(since_ms=50_000))
+    publisher.began((50.0, 54.0))  # the holder took it over, from the driver's start
+    publisher.observe(held_progress(since_ms=0))  # the watch told of its end first
+    publisher.update((50.0, 50.8))  # then the holder's release: the same hold
+    assert publisher._holds == [(50.0, 50.8)]
+    now[0] = 52.0
+    publisher.observe(held_progress(since_ms=51_000))
+    publisher.began((51.0, 55.0))  # a hold of the holder's own: it alone publishes it
+    publisher.update((51.0, 51.4))
+    publisher.observe(held_progress(since_ms=0))
+    assert publisher._holds == [(50.0, 50.8), (51.0, 51.4)]

@@ -153,3 +153,19 @@ async def test_a_lifted_pod_still_without_a_node_counts_as_the_oldest() -> None:
     rig.unschedulable("api", at=220.05)
     await rig.settle()
     assert rig.lifted() == ["p-report", "p-web"]  # api alone is "very new"
+
+
+async def test_a_lift_that_fails_is_tried_again_and_does_not_count_as_lifted() -> None:
+    failures = [ApiError(code=500, reason="InternalError", message="etcd timeout")]
+
+    def answer(method: str, path: str) -> Any:
+        return failures.pop() if failures else {}
+    rig = Rig(answer=answer)
+    rig.arrive("a", at=0.0)
+    rig.unschedulable("a", at=2.5)
+    await rig.settle()
+    assert rig.gate._lifted == {}  # still gated: it cannot make new pods look old
+    rig.arrive("b", at=12.0)
+    rig.unschedulable("b", at=12.6)  # a (seen at 0) is still the oldest: both go
+    await rig.settle()
+    assert sorted(rig.lifted()) == ["p-a", "p-a", "p-b"]

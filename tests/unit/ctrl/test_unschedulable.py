@@ -126,3 +126,13 @@ def test_a_relist_tells_of_pods_gone_while_the_watch_was_away() -> None:
     watch._listed([pod("a"), pod("b"), fresh("c")])
     watch._listed([pod("b")])  # a was bound and c was deleted meanwhile
     assert sorted(gone) == ["a", "c"]
+
+
+def test_a_relist_tells_of_any_pending_pod_gone_whatever_its_verdict() -> None:
+    gone: list[str] = []
+    watch = UnschedulableWatch(kube=FakeApi(), prefix="virtual",  # type: ignore[arg-type]
+                               on_new=lambda _pod: None, on_gone=gone.append)
+    watch._listed([])
+    watch._changed("ADDED", pod("n", reason="", status="False", message="nominated"))
+    watch._listed([])  # bound while the watch was away, with no Unschedulable verdict
+    assert gone == ["n"]

@@ -52,3 +52,12 @@ async def test_before_apply_holds_only_for_work_that_makes_pods() -> None:
     await work.before_apply(workload("Deployment", replicas=1), 10)
     await work.before_apply(workload("Service", api_version="v1"), 20)
     assert (len(held), work.holds) == (1, 1)
+
+
+def test_a_new_template_makes_pods_and_a_suspended_job_none() -> None:
+    work = PodWork(hold=lambda: None)
+    assert work.makes_pods(workload("Deployment", replicas=2, template={"image": "v1"}))
+    assert work.makes_pods(workload("Deployment", replicas=2, template={"image": "v2"}))
+    assert not work.makes_pods(workload("Deployment", replicas=2, template={"image": "v2"}))
+    assert not work.makes_pods(workload("Deployment", replicas=0, template={"image": "v3"}))
+    assert not work.makes_pods(workload("Job", "queued", api_version="batch/v1", suspend=True))

@@ -196,3 +196,18 @@ async def test_a_held_run_holds_by_itself_as_it_applies_work_that_makes_pods(
     assert (holds.own_holds, holds.own_expired) == ((2, 1) if hold_pod_work else (0, 0))
     assert (final.held_ms >= 240) is hold_pod_work
     assert (final.held, final.held_since_unix_ms) == (False, 0)
+
+
+async def test_a_hold_beginning_or_ending_is_told_at_once_not_an_interval_later(
+        trace: Path) -> None:
+    simulation = await _start(FakeKube(answer=FakeCluster()), trace, speed=0.5)
+    await asyncio.sleep(0.02)
+    updates = simulation.changes(interval=5.0)
+    assert not (await anext(updates)).held
+    simulation.hold(expires_after_s=5.0)
+    async with asyncio.timeout(1.0):  # well inside the five-second interval
+        assert (await anext(updates)).held
+        simulation.release()
+        assert not (await anext(updates)).held
+    await updates.aclose()
+    await simulation.cancel()
