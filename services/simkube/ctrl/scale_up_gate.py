@@ -20,14 +20,11 @@ for exactly the pods production's loop would have seen. CA's own loops go on for
 A pod without the annotation (a run that does not gate) is left to the holder as before.
 
 Production's "oldest" is that of the pods its loop still has to help once it has packed
-the unschedulable ones onto existing and upcoming nodes (``filterOutSchedulableByPacking``,
-highest priority first, equal priorities in no set order). A pod lifted earlier and still
-without a node counts here too, as if the packing had left it out: every ground truth of the
-fidelity benchmark (runs 15-17) planned for its burst in the loop right after it, 0.1-0.3 s
-in, because such an older pod (a CronJob's, waiting for its own upcoming node) was among
-those left, where a gate that counted only the burst's pods waited a scan (10 s) for them to
-turn 2 s old. CA itself still filters the pods an upcoming node takes, so the difference
-shows only when production's packing would have placed every older pod.
+the unschedulable ones onto existing and upcoming nodes (highest priority first, equal
+priorities in no set order), which can leave an older pending pod in and plan a burst at once
+(runs 15-17a's truths did); the gate counts only pods still gated. Counting lifted pods
+still without a node too was tried (3b581fa, fidelity run 17: 10x within 1.2 %) and taken
+out: the autoscaler tier's waves then planned before their speed-1 replay (19.9 % at 10x).
 
 What this leaves, in trace time: a trigger that comes while production's loop runs waits for
 it (a loop is 0.1-0.3 s), here it does not.
@@ -73,7 +70,6 @@ class ScaleUpGate:
         self._hold, self._loop, self._poll_s = hold, loop, poll_s
         self._waiting: dict[str, _Waiting] = {}  # uid -> a gated pod without a node
         self._released: set[str] = set()  # uids whose gate was lifted (older events lag)
-        self._lifted: dict[str, float] = {}  # uid -> seen_s, lifted and still without a node
         self._last_moment_s = clock()
         self._releases = 0  # in progress
         self._tasks: set[asyncio.Task[None]] = set()
@@ -97,7 +93,6 @@ class ScaleUpGate:
     def gone(self, uid: str) -> None:
         """Bound to a node, or deleted."""
         self._waiting.pop(uid, None)
-        self._lifted.pop(uid, None)
 
     def turned_unschedulable(self, pod: dict[str, Any]) -> None:
         """The scheduler ruled ``pod`` unschedulable: production's CA starts a loop."""
@@ -128,12 +123,14 @@ class ScaleUpGate:
         due = {uid: pod for uid, pod in self._waiting.items() if pod.unschedulable}
         if not due:
             return  # none waits
-        oldest = min([*(pod.seen_s for pod in due.values()), *self._lifted.values()])
+        # Only pods gated until now count: counting lifted ones still without a node (as
+        # production's packing sometimes does) made the autoscaler tier's waves plan before
+        # their speed-1 replay did (test_speeds: 19.9 % at 10x), 2026-11-28.
+        oldest = min(pod.seen_s for pod in due.values())
         if oldest > at - self._age_s:
             return  # all are "very new": production's loop plans nothing
-        for uid, pod in due.items():
+        for uid in due:
             del self._waiting[uid]
-            self._lifted[uid] = pod.seen_s
         self._released.update(due)
         self._releases += 1
         self._hold()
@@ -151,7 +148,6 @@ class ScaleUpGate:
                     await merge_patch(self._kube, path, {
                         "metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: None}}})
                 except ApiError as exc:
-                    self._lifted.pop(uid, None)  # still gated, or gone: not a lifted pod
                     if exc.code != 404:  # gone meanwhile: nothing to plan for
                         log.warning("scale-up gate not lifted; lifted at the next moment",
                                     pod=f"{pod.namespace}/{pod.name}", error=str(exc))
