@@ -11,6 +11,7 @@ created are deleted afterwards, those the cluster had are left alone.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,9 @@ from tests.integration.deploy.manifests import (
 )
 
 pytestmark = pytest.mark.integration
+
+# How long the CRDs this module created may take to go (see _wait_deleted).
+CRD_DELETION_S = 300
 
 # The API groups whose CRDs come from outside the chart, and where they are kept.
 THIRD_PARTY = {"cert-manager.io": lambda: asset_paths(HELM),
@@ -61,8 +65,28 @@ def crds(kubectl: Path, sim_env: SimEnv) -> Iterator[Any]:
         created = sorted(f"crd/{n}" for n in applied
                          if f"customresourcedefinition.apiextensions.k8s.io/{n}" not in existing)
         if created:
-            run(kubectl, *admin, "delete", "--ignore-not-found", "--wait=true", *created,
-                timeout=120)
+            run(kubectl, *admin, "delete", "--ignore-not-found", "--wait=false", *created)
+            _wait_deleted(kubectl, admin, created)
+
+
+def _wait_deleted(kubectl: Path, admin: tuple[str, ...], names: list[str]) -> None:
+    """Wait for the API server's CRD finalizer to let ``names`` go.
+
+    Locally that takes seconds; once in CI it took longer than two minutes with no instances
+    to delete. Left Terminating, a CRD would break a later test that installs it, so this
+    waits longer and, if it still fails, says what each CRD's conditions were.
+    """
+    waited = subprocess.run(
+        [str(kubectl), *admin, "wait", "--for=delete", f"--timeout={CRD_DELETION_S}s", *names],
+        capture_output=True, text=True, timeout=CRD_DELETION_S + 30, check=False)
+    if waited.returncode == 0:
+        return
+    conditions = subprocess.run(
+        [str(kubectl), *admin, "get", "--ignore-not-found", *names, "-o",
+         "jsonpath={range .items[*]}{.metadata.name}: {.status.conditions}{\"\\n\"}{end}"],
+        capture_output=True, text=True, timeout=60, check=False)
+    pytest.fail(f"CRDs still there {CRD_DELETION_S} s after their deletion:\n"
+                f"{conditions.stdout}{conditions.stderr}{waited.stderr}")
 
 
 def _third_party_crds(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
