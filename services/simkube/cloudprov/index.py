@@ -20,7 +20,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from enum import Enum
 from typing import Any
 
@@ -32,6 +31,7 @@ from simkube.cloudprov.naming import (
     READY_AFTER_ANNOTATION,
     READY_HELD,
 )
+from simkube.core.kubeapi import unix_s
 
 ENDED_PHASES = frozenset({"Failed", "Succeeded"})
 
@@ -258,10 +258,8 @@ class ClusterIndex:
 
 def _timestamp(value: Any) -> float:
     """An RFC 3339 timestamp as Unix time; now if it is missing or malformed."""
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return time.time()
+    seconds = unix_s(value)
+    return time.time() if seconds is None else seconds
 
 
 def _candidate_since(node: dict[str, Any], *, known: float | None) -> float | None:

@@ -155,4 +155,5 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
         log.info("holding ended", run=run, holds=holder.holds, capped=holder.capped,
                  skipped=holder.skipped,
                  held_s=round(holder.held_s, 3), gate_moments=gate.moments,
-                 gate_released=gate.released)
+                 gate_released=gate.released,
+                 gate_late=gate.late)

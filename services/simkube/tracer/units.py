@@ -12,6 +12,7 @@ from datetime import datetime
 
 from simkube.core.durations import parse_seconds
 from simkube.core.errors import ConfigError
+from simkube.core.kubeapi import unix_s
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|K|M|G|T)?$",
                    re.IGNORECASE)
@@ -55,9 +56,5 @@ def parse_time_ms(text: str, *, what: str, now_ms: int) -> int:
 
 def rfc3339_ms(text: object) -> int | None:
     """Milliseconds of a Kubernetes timestamp field, ``None`` when absent or malformed."""
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        return round(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return None
+    seconds = unix_s(text)
+    return None if seconds is None else round(seconds * 1000)

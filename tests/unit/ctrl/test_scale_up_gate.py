@@ -9,29 +9,37 @@ import pytest
 
 from simkube.core.kubeapi import ApiError
 from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
-from simkube.ctrl.scale_up_gate import ScaleUpGate, gated
+from simkube.ctrl.scale_up_gate import ScaleUpGate, delay_until, gated
 from tests.unit.core.kubeapi.fakes import ScriptedKube
 
 pytestmark = pytest.mark.unit
 
 
-def pod(uid: str, *, gate: bool = True) -> dict[str, Any]:
+CREATED = "2026-11-28T10:00:00Z"
+CREATED_S = 1795860000.0  # CREATED as Unix time
+
+
+def pod(uid: str, *, gate: bool = True, created: str = CREATED) -> dict[str, Any]:
     annotations = {SCALE_UP_DELAY_ANNOTATION: GATED_DELAY} if gate else {}
     return {"metadata": {"uid": uid, "name": f"p-{uid}", "namespace": "virtual-shop",
-                         "annotations": annotations}}
+                         "creationTimestamp": created, "annotations": annotations}}
 
 
 class Rig:
     """A gate on a trace clock the test moves, recording holds, loops and patches."""
 
-    def __init__(self, *, answer: Any = None) -> None:
+    def __init__(self, *, answer: Any = None, lead_s: float = 0.0,
+                 lead_per_pod_s: float = 0.0) -> None:
         self.now = 0.0
+        self.wall = CREATED_S + 2.5
         self.kube = ScriptedKube(answer=answer)
         self.calls: list[str] = []
         self.gate = ScaleUpGate(kube=self.kube,  # type: ignore[arg-type]
                                 clock=lambda: self.now, scan_s=10.0,
                                 hold=lambda: self.calls.append("hold"),
-                                loop=lambda: self.calls.append("loop"))
+                                loop=lambda: self.calls.append("loop"),
+                                wall=lambda: self.wall, lead_s=lead_s,
+                                lead_per_pod_s=lead_per_pod_s)
 
     def arrive(self, uid: str, *, at: float, gate: bool = True) -> None:
         self.now = at
@@ -45,6 +53,11 @@ class Rig:
         for _ in range(5):
             await asyncio.sleep(0)
 
+    def delays(self) -> dict[str, str | None]:
+        return {path.rsplit("/", 1)[-1]: body["metadata"]["annotations"][
+                    SCALE_UP_DELAY_ANNOTATION]
+                for method, path, body, *_ in self.kube.requests if method == "PATCH"}
+
     def lifted(self) -> list[str]:
         return [path.rsplit("/", 1)[-1] for method, path, *_ in self.kube.requests
                 if method == "PATCH"]
@@ -54,6 +67,15 @@ def test_gated_reads_the_annotation() -> None:
     assert gated(pod("a"))
     assert not gated(pod("a", gate=False))
     assert not gated({"metadata": {}})
+    lifted = pod("a", gate=False)
+    lifted["metadata"]["annotations"] = {SCALE_UP_DELAY_ANNOTATION: "2500ms"}
+    assert not gated(lifted)  # a lifted pod's delay has an end
+
+
+def test_a_delay_ends_at_the_instant_asked_for() -> None:
+    assert delay_until(created_s=100.0, until_s=112.3456) == "12346ms"  # never before it
+    assert delay_until(created_s=100.0, until_s=99.0) == "0ms"
+    assert delay_until(created_s=None, until_s=112.0) is None  # unknown: no delay at all
 
 
 async def test_a_wave_after_two_seconds_releases_every_waiting_pod() -> None:
@@ -71,7 +93,7 @@ async def test_a_wave_after_two_seconds_releases_every_waiting_pod() -> None:
     assert rig.calls == ["hold", "loop"]
     assert sorted(rig.lifted()) == ["p-a", "p-b", "p-c"]
     body = rig.kube.requests[0][2]
-    assert body == {"metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: None}}}
+    assert body == {"metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: "2500ms"}}}
     assert rig.gate.released == 3
     assert not rig.gate.releasing()
 
@@ -149,3 +171,32 @@ async def test_a_lift_that_fails_is_tried_again_and_does_not_count_as_lifted() -
     rig.unschedulable("b", at=12.6)  # a (seen at 0) is still the oldest: both go
     await rig.settle()
     assert sorted(rig.lifted()) == ["p-a", "p-a", "p-b"]
+
+
+async def test_a_wave_s_delays_all_end_at_one_instant_and_the_loop_is_asked_for_after_it(
+        ) -> None:
+    rig = Rig(lead_s=0.05, lead_per_pod_s=0.01)
+    rig.gate.seen(pod("a", created="2026-11-28T09:59:58Z"))  # two seconds older than b
+    rig.gate.seen(pod("b"))
+    rig.unschedulable("b", at=1.0)  # both seen at 0: too new yet
+    rig.unschedulable("a", at=3.0)
+    await rig.settle()
+    # 2.5 s after b's creation, plus 0.05 s and 0.01 s for each of two pods: CA's loop
+    # that starts before that instant sees neither, one that starts after sees both
+    assert rig.delays() == {"p-a": "4570ms", "p-b": "2570ms"}
+    assert rig.calls == ["hold"]  # the instant has not come
+    await asyncio.sleep(0.1)
+    assert rig.calls == ["hold", "loop"]
+    assert rig.gate.late == 0
+
+
+async def test_a_lift_that_overruns_its_instant_is_counted_late() -> None:
+    def answer(method: str, path: str) -> Any:
+        rig.wall += 1.0  # a patch that takes a second
+        return {}
+    rig = Rig(answer=answer, lead_s=0.1)
+    rig.arrive("a", at=0.0)
+    rig.unschedulable("a", at=2.5)
+    await rig.settle()
+    assert rig.gate.late == 1
+    assert rig.calls == ["hold", "loop"]  # asked for at once: the instant has passed

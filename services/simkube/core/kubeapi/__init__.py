@@ -5,7 +5,7 @@ connection, one error type, retries, patches, list+watch loops and where each ki
 before trying again, ``patching`` writes, ``watching`` keeps a view of a collection current,
 ``resources`` is the table of the kinds we use by name and the paths that serve them,
 ``discovery`` asks the API server about any other kind, ``node_types`` which instance type a
-node is. Services import from here, not from the modules.
+node is, ``timestamps`` reads object times. Services import from here, not from the modules.
 """
 
 from simkube.core.kubeapi.client import (
@@ -55,6 +55,7 @@ from simkube.core.kubeapi.resources import (
     group_version_path,
 )
 from simkube.core.kubeapi.retrying import Backoff, poll, retry
+from simkube.core.kubeapi.timestamps import unix_s
 from simkube.core.kubeapi.watching import Cursor, ListWatch, list_all, pages, watch_from
 
 __all__ = [
@@ -109,5 +110,6 @@ __all__ = [
     "pages",
     "poll",
     "retry",
+    "unix_s",
     "watch_from",
 ]
