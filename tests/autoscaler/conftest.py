@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +110,13 @@ def make_env(ca_binary: Path, tmp_path: Path,
         return env
     yield make
     for env in started:
+        # ``env down`` deletes the logs; a failed run is diagnosed from this copy
+        # (pytest keeps the temporary directories of the last three sessions).
+        kept = tmp_path / f"logs-{env.name}"
+        kept.mkdir(exist_ok=True)
+        for component, log in env.logs.items():
+            if log.is_file():
+                shutil.copyfile(log, kept / f"{component}.log")
         skctl("env", "down", "--name", env.name, check=False)
 
 

@@ -156,4 +156,4 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
                  skipped=holder.skipped,
                  held_s=round(holder.held_s, 3), gate_moments=gate.moments,
                  gate_released=gate.released,
-                 gate_late=gate.late)
+                 gate_late=gate.late, gate_probes=gate.probes)

@@ -32,9 +32,15 @@ instant is counted (``late``) and logged.
 Production's "oldest" is that of the pods its loop still has to help once it has packed
 the unschedulable ones onto existing and upcoming nodes (highest priority first, equal
 priorities in no set order), which can leave an older pending pod in and plan a burst at once
-(runs 15-17a's truths did); the gate counts only pods still gated. Counting lifted pods
+(runs 15-17a's truths did); the gate counts only pods still gated. Counting every lifted pod
 still without a node too was tried (3b581fa, fidelity run 17: 10x within 1.2 %) and taken
 out: the autoscaler tier's waves then planned before their speed-1 replay (19.9 % at 10x).
+What the gate does instead: CA plans one node group a loop, so a wave that needs two is
+planned over two loops, and production's second comes at the next pod turning unschedulable,
+a fraction of a second later. So while lifted pods wait for nodes, a pod turning
+unschedulable asks the holder for a CA loop (a probe: ``probes``) without lifting anything
+new: CA plans for those of them its upcoming nodes do not take, as production's loop would,
+rather than a scan later on its own. (Production's loop would plan for the new pods too.)
 
 What this leaves, in trace time: a trigger that comes while production's loop runs waits for
 it (a loop is 0.1-0.3 s), here it does not.
@@ -99,12 +105,14 @@ class ScaleUpGate:
         self._wall, self._lead_s, self._lead_per_pod_s = wall, lead_s, lead_per_pod_s
         self._waiting: dict[str, _Waiting] = {}  # uid -> a gated pod without a node
         self._released: set[str] = set()  # uids whose gate was lifted (older events lag)
+        self._lifted_unbound: set[str] = set()  # lifted, and still without a node
         self._last_moment_s = clock()
         self._releases = 0  # in progress
         self._tasks: set[asyncio.Task[None]] = set()
         self.moments = 0
         self.released = 0
         self.late = 0  # lifts whose patches were not all in before their instant
+        self.probes = 0  # triggered moments that asked CA for a loop for earlier lifts
 
     def releasing(self) -> bool:
         """A release is under way: the holder keeps the clock held until it is done."""
@@ -124,6 +132,7 @@ class ScaleUpGate:
     def gone(self, uid: str) -> None:
         """Bound to a node, or deleted."""
         self._waiting.pop(uid, None)
+        self._lifted_unbound.discard(uid)
 
     def turned_unschedulable(self, pod: dict[str, Any]) -> None:
         """The scheduler ruled ``pod`` unschedulable: production's CA starts a loop."""
@@ -134,7 +143,7 @@ class ScaleUpGate:
                 self._loop()  # CA sees it at once: hold for a loop that saw it
             return
         waiting.unschedulable = True
-        self._moment(self._clock())
+        self._moment(self._clock(), triggered=True)
 
     async def run(self) -> None:
         """Production's scan: a loop moment one scan interval after the previous one."""
@@ -142,32 +151,42 @@ class ScaleUpGate:
             while True:
                 now = self._clock()
                 if now >= self._last_moment_s + self._scan_s:
-                    self._moment(now)
+                    self._moment(now, triggered=False)
                 await asyncio.sleep(self._poll_s)
         finally:
             for task in self._tasks:
                 task.cancel()
 
-    def _moment(self, at: float) -> None:
+    def _moment(self, at: float, *, triggered: bool) -> None:
         self._last_moment_s = at
         self.moments += 1
         due = {uid: pod for uid, pod in self._waiting.items() if pod.unschedulable}
+        if not self._release_due(due, at=at) and triggered and self._lifted_unbound:
+            # Production's triggered loop plans for any older pod an earlier plan left out
+            # (CA plans one group a loop); only CA knows which lifted pods its upcoming
+            # nodes take, so ask for its loop now rather than at its next scan.
+            self.probes += 1
+            self._loop()
+
+    def _release_due(self, due: dict[str, _Waiting], *, at: float) -> bool:
         if not due:
-            return  # none waits
-        # Only pods gated until now count: counting lifted ones still without a node (as
-        # production's packing sometimes does) made the autoscaler tier's waves plan before
-        # their speed-1 replay did (test_speeds: 19.9 % at 10x), 2026-11-28.
+            return False  # none waits
+        # Only pods gated until now count: counting every lifted one still without a node
+        # (production counts those its upcoming nodes do not take) made the autoscaler
+        # tier's waves plan before their speed-1 replay did (test_speeds: 19.9 % at 10x).
         oldest = min(pod.seen_s for pod in due.values())
         if oldest > at - self._age_s:
-            return  # all are "very new": production's loop plans nothing
+            return False  # all are "very new": production's loop plans nothing for them
         for uid in due:
             del self._waiting[uid]
         self._released.update(due)
+        self._lifted_unbound.update(due)
         self._releases += 1
         self._hold()
         task = asyncio.create_task(self._release(due, at=at))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return True
 
     async def _release(self, pods: dict[str, _Waiting], *, at: float) -> None:
         limit = asyncio.Semaphore(PATCHES_IN_FLIGHT)
@@ -181,6 +200,7 @@ class ScaleUpGate:
                     await merge_patch(self._kube, path, {
                         "metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: delay}}})
                 except ApiError as exc:
+                    self._lifted_unbound.discard(uid)
                     if exc.code != 404:  # gone meanwhile: nothing to plan for
                         log.warning("scale-up gate not lifted; lifted at the next moment",
                                     pod=f"{pod.namespace}/{pod.name}", error=str(exc))

@@ -200,3 +200,24 @@ async def test_a_lift_that_overruns_its_instant_is_counted_late() -> None:
     await rig.settle()
     assert rig.gate.late == 1
     assert rig.calls == ["hold", "loop"]  # asked for at once: the instant has passed
+
+
+async def test_a_new_pod_while_lifted_ones_wait_for_nodes_asks_for_a_loop_without_a_lift(
+        ) -> None:
+    rig = Rig()
+    rig.arrive("a", at=0.0)
+    rig.unschedulable("a", at=2.5)  # lifted: CA's loop plans for it
+    await rig.settle()
+    assert rig.calls == ["hold", "loop"]
+    rig.arrive("b", at=3.0)
+    rig.unschedulable("b", at=3.1)  # "very new", but a waits for a node: CA loops for a
+    await rig.settle()
+    assert rig.calls == ["hold", "loop", "loop"]
+    assert rig.lifted() == ["p-a"]  # b stays gated until its own moment
+    assert rig.gate.probes == 1
+    rig.gate.gone("a")  # a has its node
+    rig.arrive("c", at=3.5)
+    rig.unschedulable("c", at=3.6)  # nothing lifted waits: production's loop plans nothing
+    await rig.settle()
+    assert rig.calls == ["hold", "loop", "loop"]
+    assert rig.gate.probes == 1
