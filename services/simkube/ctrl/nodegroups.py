@@ -3,9 +3,13 @@
 Repetitions are only comparable when each starts from the same cluster, and a previous run
 leaves the autoscaler's groups wherever it scaled them. sk-cloudprov backs each group with a
 Deployment of placeholder pods (one per Node), so setting the Deployment's replicas to the
-group's minSize and waiting until the group's Nodes number exactly that puts every run on
-the same footing. Where Karpenter makes the nodes instead (it has no minimum), every run
-starts from none of its nodes. The same config gives the recorder each group's price.
+group's minSize and waiting until the group's Nodes and placeholder pods (its instances) both
+number exactly that puts every run on the same footing. The pods count until they are gone:
+CA caches each group's instances for two minutes from its start, so an instance still
+terminating when the run's CA starts would stay in its view as an unregistered node, upcoming
+capacity that never comes (it made the second repetition of a seeded run plan
+differently). Where Karpenter makes the nodes instead (it has no minimum), every run starts
+from none of its nodes. The same config gives the recorder each group's price.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from simkube.core.kubeapi import (
     NODE_CLAIMS,
     NODE_POOLS,
     NODES,
+    PODS,
     ApiError,
     KubeClient,
     poll,
@@ -68,6 +73,13 @@ async def count_nodes(kube: KubeClient, group: str) -> int:
                if not node.get("metadata", {}).get("deletionTimestamp"))
 
 
+async def count_instances(kube: KubeClient, *, namespace: str, group: str) -> int:
+    """The group's placeholder pods, those on their way out included."""
+    listing = await kube.request("GET", PODS.path(namespace=namespace),
+                                 query={"labelSelector": f"{GROUP_LABEL}={group}"})
+    return len(listing.get("items", []))
+
+
 async def reset(kube: KubeClient, config: cloud_config.CloudConfig, *,
                 timeout: float = RESET_TIMEOUT) -> None:
     """Every group at its minSize, Nodes included; ``NodeGroupError`` when one is not."""
@@ -86,11 +98,14 @@ async def reset(kube: KubeClient, config: cloud_config.CloudConfig, *,
         wanted = group.min_size
 
         async def settled(group_id: str = group.id, wanted: int = wanted) -> bool:
-            return await count_nodes(kube, group_id) == wanted
-        if not await poll(settled, timeout=timeout, interval=0.5):
-            have = await count_nodes(kube, group.id)
-            raise NodeGroupError(f"node group {group.id!r} has {have} Nodes, not its minSize "
-                                 f"{wanted}, after {timeout:.0f}s")
+            return (await count_nodes(kube, group_id) == wanted
+                    and await count_instances(kube, namespace=config.namespace,
+                                              group=group_id) == wanted)
+        if not await poll(settled, timeout=timeout, interval=0.25):
+            nodes = await count_nodes(kube, group.id)
+            instances = await count_instances(kube, namespace=config.namespace, group=group.id)
+            raise NodeGroupError(f"node group {group.id!r} has {nodes} Nodes and {instances} "
+                                 f"instances, not its minSize {wanted}, after {timeout:.0f}s")
         log.info("node group reset", group=group.id, nodes=wanted)
 
 

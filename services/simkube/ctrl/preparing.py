@@ -31,19 +31,22 @@ async def node_groups(ctx: SimulationContext, spec: SimulationSpec) -> CloudConf
 
 async def prepare(ctx: SimulationContext, *, spec: SimulationSpec, config: CloudConfig | None,
                   number: int, name: str) -> bool:
-    """Run ``number`` (driver run ``name``): timers in place and in status, groups reset.
-    True when the run's pods are to carry CA's scale-up gate (``scale_up_gate.py``)."""
+    """Run ``number`` (driver run ``name``): groups reset, then timers in place and in status.
+    True when the run's pods are to carry CA's scale-up gate (``scale_up_gate.py``).
+
+    The reset comes first: putting the timers in place restarts CA, and a CA started before
+    the reset would keep the removed instances in its two-minute instance cache."""
+    if config is not None and spec.reset_node_groups:
+        try:
+            await nodegroups.reset(ctx.deps.kube, config)
+        except nodegroups.NodeGroupError as exc:
+            raise SimulationFailedError(exc.message) from None
     timers = await prepare_timers(ctx.deps.kube, target=ctx.deps.timer_target, spec=spec,
                                   config=config, run=name,
                                   holding=holding_status(ctx, spec)[0])
     await ctx.writer.write(timers=timers.status)
     for warning in timers.warnings:
         await ctx.emit("TimerFloored", f"run {number}: {warning}", warning=True)
-    if config is not None and spec.reset_node_groups:
-        try:
-            await nodegroups.reset(ctx.deps.kube, config)
-        except nodegroups.NodeGroupError as exc:
-            raise SimulationFailedError(exc.message) from None
     return timers.gates_scale_up
 
 

@@ -18,6 +18,7 @@ GROUPS_FILE = Path(__file__).resolve().parents[3] / "services/simkube/env/servic
 CONFIGMAP = "/api/v1/namespaces/ops/configmaps/groups"
 NODES = "/api/v1/nodes"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/sk-cloudprov/deployments"
+INSTANCES = "/api/v1/namespaces/sk-cloudprov/pods"
 
 
 def node(name: str, group: str, *, deleting: bool = False) -> dict[str, Any]:
@@ -59,8 +60,8 @@ async def test_nodes_being_deleted_do_not_count() -> None:
 
 async def test_reset_sets_each_group_to_its_minimum_and_waits_for_the_nodes() -> None:
     config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
-    api = FakeApi(lists={NODES: [node("s1", "small"), node("s2", "small"),
-                                 node("l1", "large")]})
+    members = [node("s1", "small"), node("s2", "small"), node("l1", "large")]
+    api = FakeApi(lists={NODES: members, INSTANCES: members})
     await nodegroups.reset(kube(api), config, timeout=1)
     assert api.sent("PATCH", f"{DEPLOYMENTS}/small") == [{"spec": {"replicas": 2}}]
     assert api.sent("PATCH", f"{DEPLOYMENTS}/large") == [{"spec": {"replicas": 1}}]
@@ -68,10 +69,22 @@ async def test_reset_sets_each_group_to_its_minimum_and_waits_for_the_nodes() ->
 
 async def test_a_group_that_does_not_settle_is_an_error() -> None:
     config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
-    api = FakeApi(lists={NODES: [node("s1", "small")]})
+    api = FakeApi(lists={NODES: [node("s1", "small")], INSTANCES: [node("s1", "small")]})
     with pytest.raises(nodegroups.NodeGroupError,
-                       match="node group 'small' has 1 Nodes, not its minSize 2"):
+                       match="node group 'small' has 1 Nodes and 1 instances, not its minSize 2"):
         await nodegroups.reset(kube(api), config, timeout=0.05)
+
+
+async def test_an_instance_still_terminating_keeps_the_reset_waiting() -> None:
+    config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
+    members = [node("s1", "small"), node("s2", "small"), node("l1", "large")]
+    leaving = [*members, node("l2", "large", deleting=True)]  # its Node is gone already
+    api = FakeApi(lists={NODES: members, INSTANCES: leaving})
+    with pytest.raises(nodegroups.NodeGroupError,
+                       match="'large' has 1 Nodes and 2 instances, not its minSize 1"):
+        await nodegroups.reset(kube(api), config, timeout=0.05)
+    assert await nodegroups.count_instances(kube(api), namespace="sk-cloudprov",
+                                            group="large") == 2
 
 
 async def test_a_missing_deployment_hints_at_sk_cloudprov() -> None:

@@ -31,15 +31,19 @@ def nodes(**per_group: int) -> list[dict[str, Any]]:
 class Target:
     description = "test target"
 
-    def __init__(self) -> None:
+    def __init__(self, api: FakeApi | None = None) -> None:
         self.applied: list[tuple[float, str]] = []
         self.restored = 0
+        self.api = api
+        self.requests_before_apply = -1  # how many API requests came before the restart
 
     async def environment_timers(self) -> dict[str, int]:
         return {}
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
         self.applied.append((scale.speed, run))
+        if self.api is not None:
+            self.requests_before_apply = len(self.api.bodies)
 
     async def skips_age_wait(self, *, scale: TimeScale) -> bool:
         return scale.faster_than_real_time
@@ -64,8 +68,9 @@ async def test_sk_ctrls_node_groups_unless_the_simulation_names_its_own(tmp_path
 
 
 async def test_prepare_scales_timers_and_resets_the_groups(tmp_path: Path) -> None:
-    api = FakeApi(lists={"/api/v1/nodes": nodes(small=2, large=1)})
-    target = Target()
+    api = FakeApi(lists={"/api/v1/nodes": nodes(small=2, large=1),
+                         "/api/v1/namespaces/sk-cloudprov/pods": nodes(small=2, large=1)})
+    target = Target(api)
     ctx = context(api, FakeDriver(), tmp_path, node_groups=str(GROUPS_FILE),
                   timer_target=target, sim=simulation(spec={"speed": 10}))
     spec = ctx.spec()
@@ -81,6 +86,11 @@ async def test_prepare_scales_timers_and_resets_the_groups(tmp_path: Path) -> No
     assert {(p, b["spec"]["replicas"]) for p, b in
             ((p, b) for m, p, b in api.bodies if m == "PATCH" and p.startswith(DEPLOYMENTS))
             } == {(f"{DEPLOYMENTS}/small", 2), (f"{DEPLOYMENTS}/large", 1)}
+    # The groups are reset before CA restarts with the timers, so its instance cache starts
+    # from the reset groups.
+    resets = [i for i, (m, p, _) in enumerate(api.bodies) if m == "PATCH"
+              and p.startswith(DEPLOYMENTS)]
+    assert max(resets) < target.requests_before_apply
     floored = [m for _, reason, m in events(api) if reason == "TimerFloored"]
     assert floored == [f"run 1: {w}" for w in timers["warnings"]]
 
