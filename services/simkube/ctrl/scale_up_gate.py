@@ -19,15 +19,8 @@ unschedulable gated pod, and asks the holder for a CA loop that started after th
 for exactly the pods production's loop would have seen. CA's own loops go on for scale-down.
 A pod without the annotation (a run that does not gate) is left to the holder as before.
 
-A lift is one patch per pod, and CA's loops go on meanwhile (at speed 20 one starts every half
-second of wall time), so a loop starting mid-lift would plan for part of the wave (fidelity
-run 17a: ``small +1`` where the whole burst made ``large +2``). So a lift does not remove the
-annotation: it sets each pod's delay to end at one wall instant a little ahead
-(``LEAD_S`` and ``LEAD_PER_POD_S`` per pod, for the patches to reach CA's informer). CA judges
-the delay against its loop's start (``filterOutYoungPods``: creation + delay against
-``currentTime``), so a loop started before that instant sees none of the wave and one started
-after it sees all of it; the holder then waits for such a loop. A lift that overruns its
-instant is counted (``late``) and logged.
+The wave's pods are lifted so that no CA loop sees part of it (``scale_up_lifts.py``); the
+holder then waits for a loop that saw all of it.
 
 Production's "oldest" is that of the pods its loop still has to help once it has packed
 the unschedulable ones onto existing and upcoming nodes (highest priority first, equal
@@ -49,47 +42,24 @@ it (a loop is 0.1-0.3 s), here it does not.
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from simkube.core.kubeapi import PODS, ApiError, KubeClient, merge_patch, unix_s
+from simkube.core.kubeapi import KubeClient, unix_s
 from simkube.core.logs import get_logger
 from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
+from simkube.ctrl.scale_up_lifts import LEAD_PER_POD_S, LEAD_S, GatedPod, lift_wave
 
 log = get_logger(__name__)
 AGE_S = 2.0  # CA's unschedulablePodTimeBuffer (30 s for GPU pods is not played)
 POLL_S = 0.005  # wall seconds between looks at the trace clock for the next scan moment
-PATCHES_IN_FLIGHT = 16
-LEAD_S = 0.1  # wall seconds from a lift's start to the instant its pods' delays end...
-LEAD_PER_POD_S = 0.004  # ...and per pod lifted (a patch is a few ms; 16 are in flight)
-PROPAGATION_S = 0.02  # a patch reaches CA's informer within this (loopback, one watch event)
 
 
 def gated(pod: dict[str, Any]) -> bool:
     """The pod carries the driver's ten-year delay: CA leaves it out of scale-up."""
     annotations = (pod.get("metadata") or {}).get("annotations") or {}
     return annotations.get(SCALE_UP_DELAY_ANNOTATION) == GATED_DELAY
-
-
-def delay_until(*, created_s: float | None, until_s: float) -> str | None:
-    """The ``pod-scale-up-delay`` that ends at Unix time ``until_s`` for a pod created at
-    ``created_s`` (whole seconds, as the API server stamps it); ``None`` (no delay) when the
-    creation time is unknown."""
-    if created_s is None:
-        return None
-    return f"{max(0, math.ceil((until_s - created_s) * 1000))}ms"
-
-
-@dataclass
-class _Waiting:
-    namespace: str
-    name: str
-    seen_s: float  # trace time the gate first saw the pod
-    created_s: float | None  # Unix time of its creationTimestamp
-    unschedulable: bool = False
 
 
 class ScaleUpGate:
@@ -103,7 +73,7 @@ class ScaleUpGate:
         self._kube, self._clock, self._scan_s, self._age_s = kube, clock, scan_s, age_s
         self._hold, self._loop, self._poll_s = hold, loop, poll_s
         self._wall, self._lead_s, self._lead_per_pod_s = wall, lead_s, lead_per_pod_s
-        self._waiting: dict[str, _Waiting] = {}  # uid -> a gated pod without a node
+        self._waiting: dict[str, GatedPod] = {}  # uid -> a gated pod without a node
         self._released: set[str] = set()  # uids whose gate was lifted (older events lag)
         self._lifted_unbound: set[str] = set()  # lifted, and still without a node
         self._last_moment_s = clock()
@@ -124,7 +94,7 @@ class ScaleUpGate:
         uid = str(metadata.get("uid") or "")
         if not uid or uid in self._waiting or uid in self._released or not gated(pod):
             return
-        self._waiting[uid] = _Waiting(namespace=str(metadata.get("namespace") or ""),
+        self._waiting[uid] = GatedPod(namespace=str(metadata.get("namespace") or ""),
                                       name=str(metadata.get("name") or ""),
                                       seen_s=self._clock(),
                                       created_s=unix_s(metadata.get("creationTimestamp")))
@@ -168,7 +138,7 @@ class ScaleUpGate:
             self.probes += 1
             self._loop()
 
-    def _release_due(self, due: dict[str, _Waiting], *, at: float) -> bool:
+    def _release_due(self, due: dict[str, GatedPod], *, at: float) -> bool:
         if not due:
             return False  # none waits
         # Only pods gated until now count: counting every lifted one still without a node
@@ -188,35 +158,24 @@ class ScaleUpGate:
         task.add_done_callback(self._tasks.discard)
         return True
 
-    async def _release(self, pods: dict[str, _Waiting], *, at: float) -> None:
-        limit = asyncio.Semaphore(PATCHES_IN_FLIGHT)
-        until_s = self._wall() + self._lead_s + self._lead_per_pod_s * len(pods)
-
-        async def lift(uid: str, pod: _Waiting) -> None:
-            path = PODS.path(namespace=pod.namespace, name=pod.name)
-            delay = delay_until(created_s=pod.created_s, until_s=until_s)
-            async with limit:
-                try:
-                    await merge_patch(self._kube, path, {
-                        "metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: delay}}})
-                except ApiError as exc:
-                    self._lifted_unbound.discard(uid)
-                    if exc.code != 404:  # gone meanwhile: nothing to plan for
-                        log.warning("scale-up gate not lifted; lifted at the next moment",
-                                    pod=f"{pod.namespace}/{pod.name}", error=str(exc))
-                        self._released.discard(uid)
-                        self._waiting.setdefault(uid, pod)
+    async def _release(self, pods: dict[str, GatedPod], *, at: float) -> None:
         try:
-            await asyncio.gather(*(lift(uid, pod) for uid, pod in pods.items()))
+            lift = await lift_wave(self._kube, pods, wall=self._wall, lead_s=self._lead_s,
+                                   lead_per_pod_s=self._lead_per_pod_s)
+            for uid in lift.gone:
+                self._lifted_unbound.discard(uid)
+            for uid in lift.failed:  # still gated: lifted at the next moment
+                self._lifted_unbound.discard(uid)
+                self._released.discard(uid)
+                self._waiting.setdefault(uid, pods[uid])
             self.released += len(pods)
-            spare_s = until_s - self._wall()
-            if spare_s < PROPAGATION_S:
+            if lift.late:
                 self.late += 1
                 log.warning("scale-up gate lifted late: a CA loop may plan for part of it",
-                            pods=len(pods), spare_ms=round(spare_s * 1000))
+                            pods=len(pods), spare_ms=round(lift.spare_s * 1000))
             log.info("scale-up gate lifted", pods=len(pods), trace_s=round(at, 3),
-                     lifted_at_s=round(self._clock(), 3), spare_ms=round(spare_s * 1000))
-            await asyncio.sleep(max(0.0, spare_s))
+                     lifted_at_s=round(self._clock(), 3), spare_ms=round(lift.spare_s * 1000))
+            await asyncio.sleep(max(0.0, lift.spare_s))
             self._loop()  # a CA loop that starts from now on sees them all
         finally:
             self._releases -= 1

@@ -9,7 +9,7 @@ import pytest
 
 from simkube.core.kubeapi import ApiError
 from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
-from simkube.ctrl.scale_up_gate import ScaleUpGate, delay_until, gated
+from simkube.ctrl.scale_up_gate import ScaleUpGate, gated
 from tests.unit.core.kubeapi.fakes import ScriptedKube
 
 pytestmark = pytest.mark.unit
@@ -70,12 +70,6 @@ def test_gated_reads_the_annotation() -> None:
     lifted = pod("a", gate=False)
     lifted["metadata"]["annotations"] = {SCALE_UP_DELAY_ANNOTATION: "2500ms"}
     assert not gated(lifted)  # a lifted pod's delay has an end
-
-
-def test_a_delay_ends_at_the_instant_asked_for() -> None:
-    assert delay_until(created_s=100.0, until_s=112.3456) == "12346ms"  # never before it
-    assert delay_until(created_s=100.0, until_s=99.0) == "0ms"
-    assert delay_until(created_s=None, until_s=112.0) is None  # unknown: no delay at all
 
 
 async def test_a_wave_after_two_seconds_releases_every_waiting_pod() -> None:
