@@ -179,4 +179,4 @@ def run() -> Iterator[dict[str, Any]]:
         yield {**label, "figure": "fidelity.wall_seconds",
                "value": round(time.monotonic() - started, 1)}
     finally:
-        env_down(env)
+        env_down(env, keep_logs=work / "logs")

@@ -9,6 +9,7 @@ state lines) goes to stderr, so stdout keeps only the benchmark's JSON lines.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,14 +22,34 @@ RUN_OVERHEAD_S = 300.0  # per run: node-group reset, timers, start, namespace cl
 SEED = 7
 
 
-def env_down(name: str) -> None:
+def env_down(name: str, *, keep_logs: Path | None = None) -> None:
     """Take environment ``name`` down, saying on stderr (never raising) when that fails: it
-    runs in ``finally`` blocks, where an error would hide the one that got us there."""
+    runs in ``finally`` blocks, where an error would hide the one that got us there.
+    ``keep_logs``: copy every component's log there first (``env down`` deletes them), so a
+    replay's decisions can be read afterwards (CA's plans, sk-ctrl's holds and lifts)."""
+    if keep_logs is not None:
+        _copy_logs(name, keep_logs)
     down = subprocess.run([SKCTL, "env", "down", "--name", name], check=False,
                           capture_output=True, text=True, timeout=300)
     if down.returncode != 0:
         print(f"env down --name {name} failed: {down.stderr.strip()}", file=sys.stderr,
               flush=True)
+
+
+def _copy_logs(name: str, into: Path) -> None:
+    status = subprocess.run([SKCTL, "env", "status", "--name", name, "--json"], check=False,
+                            capture_output=True, text=True, timeout=60)
+    try:
+        components = json.loads(status.stdout)["components"]
+    except (ValueError, KeyError, TypeError):
+        print(f"logs of {name} not kept: env status said {status.stderr.strip()!r}",
+              file=sys.stderr, flush=True)
+        return
+    into.mkdir(parents=True, exist_ok=True)
+    for component in components:
+        log = Path(component.get("log") or "")
+        if log.is_file():
+            shutil.copyfile(log, into / f"{component['name']}.log")
 
 
 class ReplayError(RuntimeError):
