@@ -108,9 +108,9 @@ def test_without_any_binary_the_error_names_both_ways(tmp_path: Path,
 def test_extra_flags_replace_the_tuning_by_name_and_keep_its_order() -> None:
     flags = autoscaler.merge_flags(("--expander=price", "--new-pod-scale-up-delay=5s"))
     assert "--expander=price" in flags
-    assert "--expander=least-waste" not in flags
+    assert "--expander=least-waste,price" not in flags
     assert flags.index("--expander=price") == list(autoscaler.DEFAULT_FLAGS).index(
-        "--expander=least-waste")
+        "--expander=least-waste,price")
     assert flags[-1] == "--new-pod-scale-up-delay=5s"
 
 
