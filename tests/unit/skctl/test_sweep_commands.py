@@ -13,7 +13,7 @@ from simkube.sweep.estimate import RUN_OVERHEAD_S
 from tests.unit.sweep.files import write_sweep
 
 pytestmark = pytest.mark.unit
-AXES = [{"caFlag": "--expander", "values": ["least-waste", "price", "random"]}]
+AXES = [{"caFlag": "--expander", "values": ["least-waste,price", "price", "random"]}]
 
 
 def test_plan_json_lists_every_point_and_the_estimate(tmp_path: Path) -> None:
@@ -33,7 +33,7 @@ def test_plan_names_the_file_when_a_point_cannot_be_built(tmp_path: Path) -> Non
     result = CliRunner().invoke(cli, ["sweep", "plan", str(path)])
     assert isinstance(result.exception, ConfigError)  # skctl's main makes it exit code 2
     assert result.exception.message == (
-        f"{path}: point 0 (autoscaler=karpenter, --expander=least-waste): --expander is a "
+        f"{path}: point 0 (autoscaler=karpenter, --expander=least-waste,price): --expander is a "
         "Cluster Autoscaler flag, and this point runs karpenter")
 
 
@@ -63,7 +63,7 @@ BAD_FILES = {
                    "axes[0].values must list at least one value"),
     "point that cannot be built": (
         {"axes": [{"autoscaler": ["karpenter"]}, *AXES]},
-        "point 0 (autoscaler=karpenter, --expander=least-waste): --expander is a Cluster "
+        "point 0 (autoscaler=karpenter, --expander=least-waste,price): --expander is a Cluster "
         "Autoscaler flag, and this point runs karpenter"),
 }
 COMMANDS = {

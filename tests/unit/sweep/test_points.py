@@ -25,10 +25,10 @@ def _points(tmp_path: Path, axes: list[Any], **top: Any) -> list[Any]:
 def test_points_carry_their_settings_and_what_differs_from_the_base(tmp_path: Path) -> None:
     points = _points(tmp_path, [
         {"timer": "clusterAutoscaler.scale-down-unneeded-time", "values": ["10m", "2m"]},
-        {"caFlag": "--expander", "values": ["least-waste", "price"]},
+        {"caFlag": "--expander", "values": ["least-waste,price", "price"]},
         {"traceEdit": "replicas", "values": [1, 2]}])
     assert [p.index for p in points] == list(range(8))
-    assert points[0].label == "base"  # 10m is CA's default, least-waste the env's tuning
+    assert points[0].label == "base"  # 10m is CA's default, least-waste,price the env's tuning
     assert points[7].differs == ("clusterAutoscaler.scale-down-unneeded-time=2m",
                                  "--expander=price", "replicas x2")
     assert points[7].timers == {"clusterAutoscaler.scale-down-unneeded-time": "2m"}
