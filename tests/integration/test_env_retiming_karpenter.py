@@ -23,7 +23,7 @@ from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.env import retiming
 from simkube.env.autoscalers.karpenter import SPEED_VARIABLE
-from simkube.env.autoscalers.karpenter_catalog import pool_plans
+from simkube.env.autoscalers.karpenter_catalog import REGISTRATION_DELAY_ANNOTATION, pool_plans
 from simkube.env.paths import env_dir
 from tests.conftest import skctl
 
@@ -51,7 +51,8 @@ def karpenter_flags(name: str) -> dict[str, int]:
 
 
 def pools(name: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Each NodePool's consolidateAfter and each node class's nodeRegistrationDelay."""
+    """Each NodePool's consolidateAfter and each node class's registration delay: its
+    spec's, or (faster than real time, with the spec's 0s) its trace-time annotation."""
     async def read() -> tuple[dict[str, str], dict[str, str]]:
         kube = await KubeClient.connect(kubeconfig=Path(state_of(name)["kubeconfig"]))
         try:
@@ -61,7 +62,9 @@ def pools(name: str) -> tuple[dict[str, str], dict[str, str]]:
             await kube.close()
         return ({p["metadata"]["name"]: p["spec"]["disruption"]["consolidateAfter"]
                  for p in nodepools},
-                {c["metadata"]["name"]: c["spec"]["nodeRegistrationDelay"] for c in classes})
+                {c["metadata"]["name"]: (c["metadata"].get("annotations") or {}).get(
+                    REGISTRATION_DELAY_ANNOTATION, c["spec"]["nodeRegistrationDelay"])
+                 for c in classes})
     return asyncio.run(read())
 
 
@@ -86,8 +89,10 @@ def test_a_run_retimes_karpenter_and_its_pools_and_restore_undoes_it() -> None:
         assert karpenter_flags(name) == {"--batch-idle-duration": 1000,
                                          "--batch-max-duration": 10_000}
         assert f"{SPEED_VARIABLE}=10" in karpenter_argv(name)
+        # The build waits the registration delay in trace time, to the ms (registration.go).
         assert pools(name) == ({plan.name: "10s" for plan in plans},
-                               {pool: f"{round(delay / 10)}s" for pool, delay in delays.items()})
+                               {pool: f"{round(delay * 1000)}ms"
+                                for pool, delay in delays.items()})
         assert json.loads(skctl("env", "status", "--name", name, "--json").stdout)["healthy"]
 
         assert "karpenter" in retiming.restore(name)

@@ -4,7 +4,8 @@ Each environment is started by the real ``skctl env up --autoscaler karpenter`` 
 node-groups file with short provisioning (delay 4 s, ready 2 s later), so every check takes
 seconds: pending pods get nodes of the groups' instance types, the nodes go again by
 consolidation once the load goes, a NodePool's limit caps the nodes, and a Karpenter killed
-mid-scale-up neither loses nor duplicates a node.
+mid-scale-up neither loses nor duplicates a node. A run at 10x that sk-ctrl holds registers
+its nodes at real time, as the run's clock runs then.
 """
 
 from __future__ import annotations
@@ -17,9 +18,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from simkube.core.kubeapi import unix_s
+from simkube.core.simtime import TimeScale
+from simkube.ctrl.autoscaler_loops import LoopCounts, parse_loop_counts
+from simkube.env import retiming
+from simkube.env.paths import env_dir
 from simkube.env.toolchain.catalog import KARPENTER
+from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunKey
 from tests.conftest import SimEnv, running_env, skctl
 from tests.support.gotests import assert_go_tests_pass
 
@@ -164,6 +172,66 @@ def test_a_karpenter_killed_mid_scale_up_loses_and_duplicates_no_node(
         assert_one_node_per_claim(env)
     finally:
         kubectl(env, "delete", "deployment/batch", "-n", "default")
+    wait_for(lambda: not karpenter_nodes(env), timeout=150, what="nodes consolidated away")
+
+
+def created_s(obj: dict[str, Any]) -> float:
+    return unix_s(obj["metadata"]["creationTimestamp"])
+
+
+def registration_s(env: SimEnv, app: str) -> float:
+    """Seconds from the NodeClaim of ``app``'s one pod to its Node (API timestamps)."""
+    wait_for(lambda: running(env, app) == 1, timeout=90, what=f"{app}'s pod Running")
+    node_name = items(env, "pods", "-n", "default", "-l", f"app={app}")[0]["spec"]["nodeName"]
+    node = next(n for n in karpenter_nodes(env) if n["metadata"]["name"] == node_name)
+    claim = next(c for c in items(env, "nodeclaims")
+                 if c["status"].get("nodeName") == node_name)
+    return created_s(node) - created_s(claim)
+
+
+def publish_holding(env: SimEnv, holding: str) -> None:
+    kubectl(env, "apply", "-f", "-", stdin=json.dumps({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": RUN_CONFIGMAP, "namespace": "sk-cloudprov"},
+        "data": {RunKey.HOLDING: holding}}))
+
+
+def passes(env: SimEnv) -> LoopCounts:
+    argv = next(c["argv"] for c in json.loads((env_dir(env.name) / "state.json").read_text(
+        ))["components"] if c["name"] == "karpenter")
+    port = next(a.partition("=")[2] for a in argv if a.startswith("--metrics-port="))
+    return parse_loop_counts(httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text)
+
+
+def test_a_held_run_registers_nodes_at_real_time(karpenter_env: SimEnv) -> None:
+    """At 10x a 4 s registration delay is 0.4 s of wall time; while sk-ctrl holds the run
+    (its ConfigMap says so) the build's pace runs at real time and the Node waits 4 s."""
+    env = karpenter_env
+    retiming.retime(env.name, scale=TimeScale(10), fresh=True,
+                    run_configmap=f"sk-cloudprov/{RUN_CONFIGMAP}")
+    now_ms = round(time.time() * 1000)
+    publish_holding(env, f"{now_ms}-{now_ms + 120_000}")
+    try:
+        kubectl(env, "apply", "-f", "-", stdin=deployment("held", replicas=1, cpu="1500m",
+                                                          selector={"simkube.dev/size": "small"}))
+        held = registration_s(env, "held")
+        counted = passes(env)
+        publish_holding(env, "")
+        kubectl(env, "apply", "-f", "-", stdin=deployment("free", replicas=1, cpu="1500m",
+                                                          selector={"simkube.dev/size": "small"}))
+        free = registration_s(env, "free")
+        # Whole-second timestamps: held about 4 s, free about 0.4 s.
+        assert held >= 3, f"a held registration took {held} s; want about 4"
+        assert free <= 2, f"an unheld registration took {free} s; want about 0.4"
+        # The passes the holds wait for are counted: at least the one that launched it.
+        assert counted.finished >= 1
+        assert counted.started >= counted.finished
+    finally:
+        for app in ("held", "free"):
+            kubectl(env, "delete", f"deployment/{app}", "-n", "default", "--ignore-not-found")
+        kubectl(env, "delete", "configmap", RUN_CONFIGMAP, "-n", "sk-cloudprov",
+                "--ignore-not-found")
+        retiming.restore(env.name)
     wait_for(lambda: not karpenter_nodes(env), timeout=150, what="nodes consolidated away")
 
 

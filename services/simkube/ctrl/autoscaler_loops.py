@@ -1,4 +1,4 @@
-"""How many loops Cluster Autoscaler has started and finished, from its Prometheus metrics.
+"""How many loops the autoscaler has started and finished, from its Prometheus metrics.
 
 CA records ``cluster_autoscaler_function_duration_seconds`` per function on its metrics
 port (``--address``): the ``loopWait`` sample is observed as each loop starts (the wait before
@@ -14,8 +14,15 @@ second loop to finish after it is the first known to have started after it
 (``LoopCounts.after_now``). CA's ``last_activity`` gauge has the start of the latest loop,
 but only to the second, too coarse to tell.
 
+Karpenter's loop is its provisioner's pass (wait for a pod's trigger, batch, simulate
+scheduling, create NodeClaims). Upstream counts no passes, so the project's Karpenter build
+does (``env/toolchain/karpenter/passes.go``): ``simkube_karpenter_provisioner_passes_total``
+with ``phase="started"`` and ``phase="finished"``, read as CA's two counters are, with the
+same rule: the pass after the one in progress is the first known to see a pod made pending
+now.
+
 The page is tens of kilobytes of text read many times a second during a hold, so only the
-one metric's ``_count`` lines are looked at, not parsed as a whole.
+counters' lines are looked at, not parsed as a whole.
 """
 
 from __future__ import annotations
@@ -27,10 +34,13 @@ from typing import Protocol
 
 import httpx
 
-READ_TIMEOUT = 0.5  # a CA that cannot answer this fast is no reason to hold a run
+READ_TIMEOUT = 0.5  # an autoscaler that cannot answer this fast is no reason to hold a run
 COUNT_METRIC = "cluster_autoscaler_function_duration_seconds_count"
 _LINE = re.compile(rf"^{COUNT_METRIC}\{{([^}}]*)\}}\s+(\S+)", re.MULTILINE)
 _FUNCTION = re.compile(r'(?:^|,)\s*function="([^"]*)"')
+PASSES_METRIC = "simkube_karpenter_provisioner_passes_total"
+_PASS_LINE = re.compile(rf"^{PASSES_METRIC}\{{([^}}]*)\}}\s+(\S+)", re.MULTILINE)
+_PHASE = re.compile(r'(?:^|,)\s*phase="([^"]*)"')
 
 
 class LoopFunction(StrEnum):
@@ -40,8 +50,15 @@ class LoopFunction(StrEnum):
     FINISHED = "main"
 
 
+class PassPhase(StrEnum):
+    """The ``phase`` label values of the Karpenter build's pass counter."""
+
+    STARTED = "started"
+    FINISHED = "finished"
+
+
 class LoopsUnavailableError(Exception):
-    """The autoscaler's metrics could not be read, or do not count loops (not CA)."""
+    """The autoscaler's metrics could not be read."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,16 +74,28 @@ class LoopCounts:
         return self.finished + 2  # loops not triggered: one may be running now
 
 
-def parse_loop_counts(text: str) -> LoopCounts:
-    """The two counters in a Prometheus text page; ``LoopsUnavailableError`` without them."""
+def _counts(text: str, *, line: re.Pattern[str], label: re.Pattern[str],
+            metric: str, names: tuple[str, str]) -> dict[str, int]:
     found: dict[str, int] = {}
-    for labels, value in _LINE.findall(text):
-        function = _FUNCTION.search(labels)
-        if function is not None and function.group(1) in set(LoopFunction):
+    for labels, value in line.findall(text):
+        name = label.search(labels)
+        if name is not None and name.group(1) in names:
             try:
-                found[function.group(1)] = int(float(value))
+                found[name.group(1)] = int(float(value))
             except ValueError:
-                raise LoopsUnavailableError(f"{COUNT_METRIC} {value!r} is not a number") from None
+                raise LoopsUnavailableError(f"{metric} {value!r} is not a number") from None
+    return found
+
+
+def parse_loop_counts(text: str) -> LoopCounts:
+    """CA's two counters, or the Karpenter build's passes, in a Prometheus text page."""
+    passes = _counts(text, line=_PASS_LINE, label=_PHASE, metric=PASSES_METRIC,
+                     names=(PassPhase.STARTED, PassPhase.FINISHED))
+    if passes:
+        return LoopCounts(started=passes.get(PassPhase.STARTED, 0),
+                          finished=passes.get(PassPhase.FINISHED, 0))
+    found = _counts(text, line=_LINE, label=_FUNCTION, metric=COUNT_METRIC,
+                    names=(LoopFunction.STARTED, LoopFunction.FINISHED))
     # CA registers the series on the first observation: no loop has finished yet.
     return LoopCounts(started=found.get(LoopFunction.STARTED, 0),
                       finished=found.get(LoopFunction.FINISHED, 0))
@@ -79,7 +108,7 @@ class LoopSource(Protocol):
 
 
 class AutoscalerMetrics:
-    """CA's ``/metrics`` at ``url``, read over one kept-alive connection."""
+    """The autoscaler's ``/metrics`` at ``url``, read over one kept-alive connection."""
 
     def __init__(self, *, url: str, timeout: float = READ_TIMEOUT) -> None:
         self.url = url

@@ -1,4 +1,4 @@
-"""Holding a run's trace clock while Cluster Autoscaler reacts to what the replay just did.
+"""Holding a run's trace clock while the autoscaler reacts to what the replay just did.
 
 At speed 20 one CA loop of 0.1-0.3 s of wall time is 2-6 s of trace time, so a pod the replay
 makes unschedulable waits longer (in trace time) for its node than in the recorded cluster.
@@ -12,7 +12,9 @@ replay creates holds the clock until the scheduler has ruled on it (``awaiting``
 come from controllers (a scaled Deployment, a new Job) with wall latency: a workload that
 owes pods holds the clock until they exist (``owed_pods.py``). After it, a node turning
 schedulable while pods wait holds the clock until the scheduler has looked at them again
-(``readied_nodes.py``). A hold ends when all are done.
+(``readied_nodes.py``). A hold ends when all are done. With Karpenter a loop is a pass of
+its provisioner, which the project's Karpenter build counts, and whose clocks follow the
+holds published in the run's ConfigMap (``autoscaler_loops.py``, ``holding_setup.py``).
 
 Bounded, so a stuck or absent CA cannot stall a run: one hold lasts at most ``max_hold_s``
 of wall time beyond ``loop_wait_s``, the time a healthy CA may take to start a loop (two of
@@ -138,7 +140,7 @@ class Holder:
             await self._release(began=began)
         if not reached:
             self.capped += 1
-            await self._warn_once("AutoscalerSlow", f"Cluster Autoscaler did not finish a loop "
+            await self._warn_once("AutoscalerSlow", f"The autoscaler did not finish a loop "
                                   f"within {self._bound_s:g}s of a hold; holds stop there")
 
     async def _wait_for(self, target: int | None) -> bool:

@@ -2,14 +2,16 @@
 
 Whether a run holds at all is decided once, at its start, and written to ``status.holding``
 with the reason when it does not: the Simulation turned it off (``spec.clock``), the run is
-not faster than real time (at speed 1 CA's latency is production's own), or sk-ctrl
-has no autoscaler metrics to read (no ``--autoscaler-metrics-url``: no Cluster Autoscaler in
-the environment, or Karpenter, which counts no loops). While it holds, six tasks run: the
+not faster than real time (at speed 1 the autoscaler's latency is production's own), or
+sk-ctrl has no autoscaler metrics to read (no ``--autoscaler-metrics-url``: no autoscaler in
+the environment). The loops are CA's, or the Karpenter build's provisioner passes
+(``autoscaler_loops.py``). While it holds, six tasks run: the
 watches of unschedulable pods, of workloads owing pods and of nodes turning schedulable, the
 holder, the scale-up gate (``scale_up_gate.py``; idle when the run's pods carry no gate), and
 the publisher of the holds (those that ended, and the one in progress) into the
 run's ConfigMap, where sk-cloudprov keeps its provisioning and readiness deadlines on the
-run's clock with them.
+run's clock with them, and the Karpenter build its clocks and node registrations
+(``env/toolchain/karpenter/pace.go``).
 """
 
 from __future__ import annotations
@@ -53,9 +55,8 @@ def holding_status(ctx: SimulationContext, spec: SimulationSpec) -> tuple[bool, 
         # truth has it too), and below 1 it is shorter in trace time than production's.
         return False, "off: the run is not faster than real time"
     if ctx.deps.loops is None:
-        return False, ("off: sk-ctrl has no --autoscaler-metrics-url (no Cluster Autoscaler, "
-                       "or Karpenter, which counts no loops)")
-    return True, (f"on: each unschedulable pod holds the clock until Cluster Autoscaler "
+        return False, "off: sk-ctrl has no --autoscaler-metrics-url (no autoscaler to wait for)"
+    return True, (f"on: each unschedulable pod holds the clock until the autoscaler "
                   f"finishes a loop, at most {spec.max_hold_s + loop_wait_s(spec):g}s")
 
 

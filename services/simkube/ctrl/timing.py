@@ -59,8 +59,10 @@ class TimerTarget(Protocol):
         """Timers the target's own set-up chose (trace time), for the catalogue's
         ``from_environment`` ones a Simulation leaves unset."""
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
-        """Timers for run ``run``; the autoscaler starts afresh for every run."""
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
+                    run_configmap: str = "") -> None:
+        """Timers for run ``run``; the autoscaler starts afresh for every run.
+        ``run_configmap`` ("namespace/name") is where the run's holds are published."""
 
     async def skips_age_wait(self, *, scale: TimeScale) -> bool:
         """Whether Cluster Autoscaler is started without production's pod-age wait for a run
@@ -87,12 +89,13 @@ class LocalEnvironment:
     async def skips_age_wait(self, *, scale: TimeScale) -> bool:
         return await asyncio.to_thread(retiming.skips_age_wait, self.name, scale=scale)
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
+                    run_configmap: str = "") -> None:
         # Not at construction: sk-ctrl starts inside 'env up', which holds the state's lock.
         autoscaler = await asyncio.to_thread(retiming.autoscaler_of, self.name)
         self.description = self._describe(autoscaler or "no autoscaler")
         await asyncio.to_thread(retiming.retime, self.name, scale=scale, settings=settings,
-                                fresh=True)
+                                fresh=True, run_configmap=run_configmap)
 
     async def restore(self) -> None:
         await asyncio.to_thread(retiming.restore, self.name)
@@ -112,7 +115,8 @@ class AutoscalerDeployment:
     async def environment_timers(self) -> dict[str, int]:
         return {}  # CA's own args are replaced by the run's, as in a local environment
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
+                    run_configmap: str = "") -> None:
         flags = plan(scale=scale, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
         await self._set(lambda base: with_flags(
             base, flags={**flags, **replay_flags(scale=scale, argv=base)}), run=run)
@@ -178,8 +182,8 @@ async def publish(kube: KubeClient, *, namespace: str, timing: RunTiming) -> Non
                          "labels": {"app.kubernetes.io/part-of": "simkube"}},
             "data": timescale_data(timing=timing)}
     if not await kube.exists(NAMESPACES.path(name=namespace)):
-        # No sk-cloudprov here (Karpenter makes the nodes): nobody reads the speed there.
-        log.info("no sk-cloudprov namespace; the run's timescale is not published",
+        # Neither sk-cloudprov nor Karpenter set up here: nobody reads the speed there.
+        log.info("no node-groups namespace; the run's timescale is not published",
                  namespace=namespace)
         return
     try:
@@ -236,7 +240,8 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
         await publish(kube, namespace=config.namespace,
                       timing=RunTiming(scale=spec.scale, seed=spec.seed, run=run))
     if target is not None:
-        await target.apply(scale=spec.scale, settings=settings, run=run)
+        await target.apply(scale=spec.scale, settings=settings, run=run, run_configmap=(
+            f"{config.namespace}/{RUN_CONFIGMAP}" if config is not None else ""))
     applied = target.description if target else NOT_APPLIED
     warnings = tuple(timer.describe() for timer in scaled.distorted())
     if target is None and spec.scale != REAL_TIME:

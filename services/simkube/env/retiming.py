@@ -67,7 +67,7 @@ def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan) -> li
 
 
 def _wanted(env: state.EnvState, record: state.ComponentRecord,
-            plan: TimerPlan | None) -> list[str]:
+            plan: TimerPlan | None, run_configmap: str) -> list[str]:
     base = record.base_argv or record.argv
     if plan is None:
         return base
@@ -75,7 +75,7 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
         return with_flags(base, flags={**plan.flags(Component.CLUSTER_AUTOSCALER),
                                        **replay_flags(scale=plan.scale, argv=base)})
     if record.name == KARPENTER:
-        return run_argv(base, plan=plan, skip=NODEPOOL_TIMERS)
+        return run_argv(base, plan=plan, skip=NODEPOOL_TIMERS, run_configmap=run_configmap)
     if record.name in FLAG_TIMERS:
         return with_flags(base, flags=plan.flags(FLAG_TIMERS[record.name]))
     if record.name == Process.KUBE_SCHEDULER.value:
@@ -84,16 +84,18 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
 
 
 def retime(name: str, *, scale: TimeScale, settings: TimerSettings | None = None,
-           fresh: bool = False) -> list[str]:
+           fresh: bool = False, run_configmap: str = "") -> list[str]:
     """Restart what must change for a run at ``scale`` with ``settings`` (trace time;
     None: production defaults, and the environment's own where it has them); the names of
     the components restarted. ``fresh`` restarts the autoscaler even when its command line
     stays: a run must not inherit what CA or Karpenter remembers of the previous one (when
     it last scaled up, which nodes have been unneeded since when, backed-off groups,
-    pending consolidation decisions), or repetitions stop being comparable."""
+    pending consolidation decisions), or repetitions stop being comparable.
+    ``run_configmap`` ("namespace/name"): the run's ConfigMap, whose holds Karpenter's
+    clocks follow (``karpenter.run_argv``)."""
     chosen = (settings or TimerSettings()).with_defaults(environment_timers(name))
     return _apply(name, simtime.plan(scale=scale, settings=chosen),
-                  fresh=(AUTOSCALER, KARPENTER) if fresh else ())
+                  fresh=(AUTOSCALER, KARPENTER) if fresh else (), run_configmap=run_configmap)
 
 
 def skips_age_wait(name: str, *, scale: TimeScale) -> bool:
@@ -112,13 +114,14 @@ def restore(name: str) -> list[str]:
     return _apply(name, None)
 
 
-def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = ()) -> list[str]:
+def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = (),
+           run_configmap: str = "") -> list[str]:
     restarted: list[str] = []
     with running(name, wait=LOCK_WAIT_S) as env:
         for record in env.components:
             if not record.argv:
                 continue
-            argv = _wanted(env, record, plan)
+            argv = _wanted(env, record, plan, run_configmap)
             if argv == record.argv and record.name not in fresh:
                 continue
             if not record.base_argv:

@@ -74,9 +74,11 @@ def launch_services(env: state.EnvState, layout: Layout, *, node_groups: Path,
     allocated = ServicePorts.from_list(free)
     results = results_dir(env.name)
     results.mkdir(parents=True, exist_ok=True)
-    # CA serves /metrics on its --address (the port it gets below); Karpenter counts no loops.
-    metrics_url = (f"http://{address(free[PORT_COUNT])}/metrics"
-                   if autoscaler_binary is not None and not karpenter else None)
+    # The autoscaler's loops are counted from its /metrics (ctrl/autoscaler_loops.py): CA's
+    # on its --address (the port it gets below), the Karpenter build's on --metrics-port.
+    metrics_url = (f"http://{address(free[PORT_COUNT + 1])}/metrics" if karpenter
+                   else f"http://{address(free[PORT_COUNT])}/metrics"
+                   if autoscaler_binary is not None else None)
     specs = service_specs(env_name=env.name, layout=layout, ports=allocated,
                           node_groups=node_groups, results=results, cloudprov=not karpenter,
                           autoscaler_metrics_url=metrics_url)

@@ -1,4 +1,5 @@
-"""Reading Cluster Autoscaler's loop counters from its Prometheus page."""
+"""Reading the autoscaler's loop counters from its Prometheus page: Cluster Autoscaler's,
+or the Karpenter build's provisioner passes."""
 
 from __future__ import annotations
 
@@ -44,6 +45,30 @@ def test_without_loop_triggers_the_second_loop_to_finish_is_the_first_after_now(
     counts = parse_loop_counts(page)
     assert counts == LoopCounts(started=0, finished=41)
     assert counts.after_now() == 43
+
+
+KARPENTER_PAGE = """# HELP karpenter_scheduler_scheduling_duration_seconds Duration of scheduling
+karpenter_scheduler_scheduling_duration_seconds_count{controller="provisioner"} 90
+# TYPE simkube_karpenter_provisioner_passes_total counter
+simkube_karpenter_provisioner_passes_total{phase="finished"} 17
+simkube_karpenter_provisioner_passes_total{phase="started"} 18
+"""
+
+
+def test_karpenters_passes_are_its_loops() -> None:
+    counts = parse_loop_counts(KARPENTER_PAGE)
+    assert counts == LoopCounts(started=18, finished=17)
+    assert counts.after_now() == 19  # the pass after the one in progress
+
+
+def test_a_fresh_karpenter_has_counted_nothing() -> None:
+    page = KARPENTER_PAGE.replace("} 17", "} 0").replace("} 18", "} 0")
+    assert parse_loop_counts(page).after_now() == 2
+
+
+def test_a_garbled_pass_counter_is_refused() -> None:
+    with pytest.raises(LoopsUnavailableError, match="passes_total 'x' is not a number"):
+        parse_loop_counts('simkube_karpenter_provisioner_passes_total{phase="started"} x\n')
 
 
 def test_a_garbled_counter_is_refused() -> None:

@@ -30,8 +30,7 @@ def test_the_status_says_whether_runs_hold_and_why_not(tmp_path: Path) -> None:
     api, driver = FakeApi(), FakeDriver()
     off = context(api, driver, tmp_path, sim=simulation(spec={"speed": 20}))
     assert holding_status(off, off.spec()) == (
-        False, "off: sk-ctrl has no --autoscaler-metrics-url (no Cluster Autoscaler, or "
-        "Karpenter, which counts no loops)")
+        False, "off: sk-ctrl has no --autoscaler-metrics-url (no autoscaler to wait for)")
     turned_off = context(api, driver, tmp_path, loops=FakeLoops(),
                          sim=simulation(spec={"clock": {"holdForAutoscaler": False}}))
     assert holding_status(turned_off, turned_off.spec())[1] == (

@@ -40,8 +40,10 @@ class Target:
     async def environment_timers(self) -> dict[str, int]:
         return {}
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
+                    run_configmap: str = "") -> None:
         self.applied.append((scale.speed, run))
+        self.run_configmap = run_configmap
         if self.api is not None:
             self.requests_before_apply = len(self.api.bodies)
 
@@ -78,6 +80,8 @@ async def test_prepare_scales_timers_and_resets_the_groups(tmp_path: Path) -> No
     gated = await preparing.prepare(ctx, spec=spec, config=config, number=1, name="shop-r1")
     assert gated is False  # no autoscaler metrics: the run does not hold, so nothing gates
     assert target.applied == [(10.0, "shop-r1")]
+    # Where the run's holds go, for an autoscaler that follows them (Karpenter's clocks).
+    assert target.run_configmap == "sk-cloudprov/simkube-run-timescale"
     timers = status_writes(api)[-1]["timers"]
     assert timers["appliedTo"] == "test target"
     published = api.sent("PUT", CONFIGMAP)[0]["data"]  # the speed, for sk-cloudprov

@@ -26,7 +26,8 @@ class FakeTarget:
     async def environment_timers(self) -> dict[str, int]:
         return self.own
 
-    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str) -> None:
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
+                    run_configmap: str = "") -> None:
         self.applied.append(settings)
 
     async def skips_age_wait(self, *, scale: TimeScale) -> bool:

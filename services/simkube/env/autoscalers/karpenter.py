@@ -30,6 +30,7 @@ from simkube.core.kubeapi import (
     APPLY_PATCH,
     CUSTOM_RESOURCE_DEFINITIONS,
     KWOK_NODE_CLASSES,
+    NAMESPACES,
     NODE_POOLS,
     ApiError,
     KubeClient,
@@ -57,6 +58,8 @@ RESOURCES = {resource.kind: resource for resource in (NODE_POOLS, KWOK_NODE_CLAS
 # Read by the project's Karpenter main (toolchain/karpenter/main.go): the run's speed, by
 # which it divides every wait of its clock and its disruption loop's requeues. Unset: 1.
 SPEED_VARIABLE = "SIMKUBE_SPEED"
+# The run's ConfigMap ("namespace/name"), whose holds the build's clocks follow (pace.go).
+RUN_CONFIGMAP_VARIABLE = "SIMKUBE_RUN_CONFIGMAP"
 
 
 def instance_types_path(layout: Layout) -> Path:
@@ -87,22 +90,27 @@ def karpenter_spec(*, layout: Layout, health_port: int, metrics_port: int,
         f"--instance-types-file-path={instance_types_path(layout)}", *merge_flags(extra)])
 
 
-def run_argv(base: list[str], *, plan: TimerPlan, skip: Iterable[str] = ()) -> list[str]:
+def run_argv(base: list[str], *, plan: TimerPlan, skip: Iterable[str] = (),
+             run_configmap: str = "") -> list[str]:
     """Karpenter's command line for a run: ``SIMKUBE_SPEED`` in its ``env`` prefix (left out
     at speed 1, so a ground-truth run is upstream's behaviour) and its batching flags in
     *trace* time. Its batcher waits through the clock that ``SIMKUBE_SPEED`` already
     divides, so flags divided here as well would shrink the windows by the speed twice;
     the plan's wall values remain what the run really gets. ``skip``: timers it reads
-    elsewhere (consolidateAfter, from its NodePools)."""
+    elsewhere (consolidateAfter, from its NodePools). ``run_configmap`` ("namespace/name"):
+    where sk-ctrl publishes the run's holds, which the build's clocks then follow."""
     left_out = set(skip)
     flags = {t.timer.name: go_duration(t.trace_ms) for t in plan.for_component(
         Component.KARPENTER) if t.timer.name not in left_out}
-    argv = [arg for arg in with_flags(base, flags=flags)
-            if not arg.startswith(f"{SPEED_VARIABLE}=")]
+    ours = (f"{SPEED_VARIABLE}=", f"{RUN_CONFIGMAP_VARIABLE}=")
+    argv = [arg for arg in with_flags(base, flags=flags) if not arg.startswith(ours)]
     if plan.scale == REAL_TIME:
         return argv
     # argv[0] is ``env``: assignments go between it and the program.
-    return [argv[0], f"{SPEED_VARIABLE}={plan.scale.speed!r}", *argv[1:]]
+    variables = [f"{SPEED_VARIABLE}={plan.scale.speed!r}"]
+    if run_configmap:
+        variables.append(f"{RUN_CONFIGMAP_VARIABLE}={run_configmap}")
+    return [argv[0], *variables, *argv[1:]]
 
 
 def crds() -> list[dict[str, Any]]:
@@ -120,6 +128,12 @@ async def _install(kubeconfig: Path, config: CloudConfig, disruption: Disruption
     kube = await KubeClient.connect(kubeconfig=kubeconfig)
     try:
         if with_crds:
+            # sk-ctrl publishes each run's speed and holds in a ConfigMap of the node groups'
+            # namespace (sk-cloudprov's, when that runs), which the build's clocks follow.
+            await _apply(kube, NAMESPACES.path(name=config.namespace), {
+                "apiVersion": "v1", "kind": "Namespace", "metadata": {
+                    "name": config.namespace,
+                    "labels": {"app.kubernetes.io/part-of": "simkube"}}})
             for crd in crds():
                 name = crd["metadata"]["name"]
                 path = CUSTOM_RESOURCE_DEFINITIONS.path(name=name)

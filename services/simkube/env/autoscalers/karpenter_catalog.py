@@ -17,7 +17,12 @@ sk-cloudprov reads (``cloudprov.config``), and this module translates it:
   (nodes, CPU, memory). Karpenter has no minimum: ``minSize`` has no counterpart;
 - each NodePool's *KWOKNodeClass* delays registration by the groups' provisioning ``delay``,
   and its template annotates nodes with ``readyAfter`` (the KWOK stage that makes fake nodes
-  Ready honours it), both in wall time at the run's speed. Nodes start with the startup taint
+  Ready honours it), in wall time at the run's speed. The node class's delay is whole
+  seconds (its CRD's pattern) and Karpenter sleeps it on the wall, so for a run faster than
+  real time the class carries the delay in trace time, to the millisecond, in an annotation
+  (``REGISTRATION_DELAY_ANNOTATION``) and none in its spec: the project's Karpenter build
+  waits it, and the readiness, on the run's pace, holds included
+  (``env/toolchain/karpenter/registration.go``). Nodes start with the startup taint
   ``node.kubernetes.io/not-ready``, like sk-cloudprov's: no pod binds before they are Ready.
 """
 
@@ -51,6 +56,8 @@ DERIVED_LABELS = frozenset({L.INSTANCE_TYPE, L.ZONE, L.OS, L.ARCH, L.HOSTNAME, L
                             "topology.kubernetes.io/region", GROUP_LABEL})
 POOL_PREFIX = "simkube"
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+# A node class's registration delay in trace time, read by the build (registration.go).
+REGISTRATION_DELAY_ANNOTATION = "simkube.dev/registration-delay"
 
 
 class ConsolidationPolicy(StrEnum):
@@ -144,9 +151,15 @@ def pool_plans(config: CloudConfig) -> list[PoolPlan]:
 
 
 def node_class(plan: PoolPlan, *, scale: TimeScale = REAL_TIME) -> dict[str, Any]:
+    """The pool's node class; faster than real time its delay is the build's to wait."""
+    if not scale.faster_than_real_time:
+        return {"apiVersion": NODECLASS_API, "kind": "KWOKNodeClass",
+                "metadata": {"name": plan.name},
+                "spec": {"nodeRegistrationDelay": _wall(plan.delay_s, scale)}}
     return {"apiVersion": NODECLASS_API, "kind": "KWOKNodeClass",
-            "metadata": {"name": plan.name},
-            "spec": {"nodeRegistrationDelay": _wall(plan.delay_s, scale)}}
+            "metadata": {"name": plan.name, "annotations": {
+                REGISTRATION_DELAY_ANNOTATION: go_duration(round(plan.delay_s * 1000))}},
+            "spec": {"nodeRegistrationDelay": "0s"}}
 
 
 def node_pool(plan: PoolPlan, *, disruption: Disruption,

@@ -6,7 +6,13 @@ import pytest
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.simtime import TimerSettings, TimeScale, plan
-from simkube.env.autoscalers.karpenter import SPEED_VARIABLE, karpenter_spec, merge_flags, run_argv
+from simkube.env.autoscalers.karpenter import (
+    RUN_CONFIGMAP_VARIABLE,
+    SPEED_VARIABLE,
+    karpenter_spec,
+    merge_flags,
+    run_argv,
+)
 from simkube.env.controlplane.components import Layout
 
 pytestmark = pytest.mark.unit
@@ -58,6 +64,18 @@ def test_speed_one_and_a_new_speed_replace_the_old_one() -> None:
     assert [a for a in at_two if a.startswith(SPEED_VARIABLE)] == [f"{SPEED_VARIABLE}=2.5"]
     assert not any(a.startswith(SPEED_VARIABLE) for a in run_argv(at_ten, plan=plan(
         scale=TimeScale(1.0))))
+
+
+def test_a_run_names_its_configmap_for_the_holds_and_speed_one_drops_it() -> None:
+    held = run_argv(BASE, plan=plan(scale=TimeScale(10.0)), run_configmap="ns/cm")
+    assert held[:3] == ["/usr/bin/env", f"{SPEED_VARIABLE}=10.0",
+                        f"{RUN_CONFIGMAP_VARIABLE}=ns/cm"]
+    again = run_argv(held, plan=plan(scale=TimeScale(20.0)), run_configmap="ns/cm")
+    assert [a for a in again if a.startswith(RUN_CONFIGMAP_VARIABLE)] == [
+        f"{RUN_CONFIGMAP_VARIABLE}=ns/cm"]
+    # Speed 1 never holds: neither variable is left.
+    back = run_argv(held, plan=plan(scale=TimeScale(1.0)), run_configmap="ns/cm")
+    assert not any(a.startswith((SPEED_VARIABLE, RUN_CONFIGMAP_VARIABLE)) for a in back)
 
 
 def test_the_command_line_of_env_up_runs_at_speed_one(

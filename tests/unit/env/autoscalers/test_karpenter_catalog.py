@@ -67,7 +67,13 @@ def test_groups_of_one_instance_type_must_share_its_shape(tmp_path: Path) -> Non
 def test_one_pool_limited_to_the_groups_and_their_max_sizes(tmp_path: Path) -> None:
     cloud = config(tmp_path)
     node_class, pool = manifests(cloud, disruption=Disruption(), scale=TimeScale(10))
-    assert node_class["spec"] == {"nodeRegistrationDelay": "6s"}
+    # Faster than real time the build waits the delay in trace time (ms), holds included.
+    assert node_class["spec"] == {"nodeRegistrationDelay": "0s"}
+    assert node_class["metadata"]["annotations"] == {
+        "simkube.dev/registration-delay": "60000ms"}
+    truth_class = manifests(cloud, disruption=Disruption())[0]
+    assert truth_class["spec"] == {"nodeRegistrationDelay": "60s"}  # Karpenter's own sleep
+    assert "annotations" not in truth_class["metadata"]
     spec = pool["spec"]
     assert spec["limits"] == {"nodes": "30", "cpu": "120", "memory": "480Gi"}
     assert spec["disruption"] == {"consolidationPolicy": "WhenEmptyOrUnderutilized",

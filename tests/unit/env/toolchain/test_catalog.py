@@ -52,9 +52,9 @@ def test_karpenter_builds_the_wrappers_own_main() -> None:
     assert KARPENTER.packages[Binary.KARPENTER] == "simkube.local/toolchain/karpenter"
     assert "module simkube.local/toolchain/karpenter" in (
         KARPENTER.module_dir / "go.mod").read_text()
-    assert [p.name for p in KARPENTER.sources] == ["clock.go", "main.go", "paced.go",
-                                                   "retimed.go", "termination.go",
-                                                   "traceclock.go", "triggers.go"]
+    assert [p.name for p in KARPENTER.sources] == [
+        "clock.go", "holdwatch.go", "main.go", "pace.go", "paced.go", "passes.go",
+        "registration.go", "retimed.go", "termination.go", "traceclock.go", "triggers.go"]
     assert all(not group.sources for group in (ETCD, KUBERNETES))
 
 

@@ -6,13 +6,16 @@ package main
 // Now and Since stay real on purpose. Karpenter compares them with timestamps the API server
 // wrote (a NodeClaim's lastPodEventTime, a condition's transition time), which are wall
 // time; a clock that ran fast there would see every such timestamp as too old. Only the
-// waits (After, NewTimer and its Reset, AfterFunc, Sleep, Tick, NewTicker) are divided.
+// waits (After, NewTimer and its Reset, AfterFunc, Sleep, Tick, NewTicker) are in trace
+// time, on the replay's pace (pace.go): divided by the speed, and at real time while the
+// run's clock is held.
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -47,71 +50,133 @@ func parseSpeed(value string) (float64, error) {
 	return speed, nil
 }
 
-// scaledClock is the real clock with every wait divided by speed.
-type scaledClock struct {
-	speed float64
+// pacedClock is the real clock with every wait measured in trace time on its pace.
+type pacedClock struct {
+	pace *pace
 }
 
 // The widest interface of the package, so code that type-asserts for tickers or AfterFunc
 // finds them as it would on clock.RealClock.
-var _ clock.WithTickerAndDelayedExecution = scaledClock{}
+var _ clock.WithTickerAndDelayedExecution = pacedClock{}
 
 // newClock is the clock Karpenter gets at speed: at 1 the real one itself, so an unset
-// variable changes nothing.
-func newClock(speed float64) clock.Clock {
-	if speed == 1 {
+// variable changes nothing (runs at speed 1 never hold).
+func newClock(p *pace) clock.WithTickerAndDelayedExecution {
+	if p.speed == 1 {
 		return clock.RealClock{}
 	}
-	return scaledClock{speed: speed}
+	return pacedClock{pace: p}
 }
 
-// wall turns a wait Karpenter asks for (trace time) into the wall time to wait. A positive
-// wait stays positive: rounding it to zero would turn "wait a little" into "do not wait",
-// and Go treats a zero or negative ticker period as an error.
-func (c scaledClock) wall(d time.Duration) time.Duration {
+func (pacedClock) Now() time.Time                  { return time.Now() }
+func (pacedClock) Since(t time.Time) time.Duration { return time.Since(t) }
+
+func (c pacedClock) After(d time.Duration) <-chan time.Time { return c.NewTimer(d).C() }
+func (c pacedClock) Sleep(d time.Duration)                  { c.pace.sleep(d, nil) }
+
+func (c pacedClock) NewTimer(d time.Duration) clock.Timer {
+	t := &pacedTimer{pace: c.pace, c: make(chan time.Time, 1)}
+	t.Reset(d)
+	return t
+}
+
+func (c pacedClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	t := &pacedTimer{pace: c.pace, f: f}
+	t.Reset(d)
+	return t
+}
+
+func (c pacedClock) Tick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
-		return d
+		return nil // as time.Tick
 	}
-	return max(time.Duration(float64(d)/c.speed), 1)
+	return c.NewTicker(d).C()
 }
 
-func (scaledClock) Now() time.Time                  { return time.Now() }
-func (scaledClock) Since(t time.Time) time.Duration { return time.Since(t) }
-
-func (c scaledClock) After(d time.Duration) <-chan time.Time { return time.After(c.wall(d)) }
-func (c scaledClock) Sleep(d time.Duration)                  { time.Sleep(c.wall(d)) }
-
-func (c scaledClock) NewTimer(d time.Duration) clock.Timer {
-	return &scaledTimer{timer: time.NewTimer(c.wall(d)), clock: c}
+func (c pacedClock) NewTicker(d time.Duration) clock.Ticker {
+	if d <= 0 {
+		panic("non-positive interval for NewTicker") // as time.NewTicker
+	}
+	t := &pacedTicker{c: make(chan time.Time, 1), stop: make(chan struct{})}
+	go func() {
+		for c.pace.sleep(d, t.stop) {
+			select {
+			case t.c <- time.Now():
+			default: // a slow reader drops ticks, as with time.Ticker
+			}
+		}
+	}()
+	return t
 }
 
-func (c scaledClock) AfterFunc(d time.Duration, f func()) clock.Timer {
-	return &scaledTimer{timer: time.AfterFunc(c.wall(d), f), clock: c}
+// pacedTimer behaves as a time.Timer of the channel kind Karpenter was written against:
+// a fired timer's value waits in a buffer of one, and Stop reports false once it has fired,
+// so the batcher's "if !Stop() { <-C() }" before a Reset finds it. A timer stopped or reset
+// before it fires never delivers.
+type pacedTimer struct {
+	pace *pace
+	c    chan time.Time // nil for AfterFunc
+	f    func()
+
+	mu   sync.Mutex
+	stop chan struct{} // the armed wait's; nil once fired or stopped
 }
 
-func (c scaledClock) Tick(d time.Duration) <-chan time.Time {
-	//nolint:staticcheck // the interface's own Tick; its callers accept that it never stops
-	return time.Tick(c.wall(d))
+func (t *pacedTimer) C() <-chan time.Time { return t.c }
+
+func (t *pacedTimer) Stop() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.disarmLocked()
 }
 
-func (c scaledClock) NewTicker(d time.Duration) clock.Ticker {
-	return &scaledTicker{ticker: time.NewTicker(c.wall(d))}
+func (t *pacedTimer) Reset(d time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	active := t.disarmLocked()
+	stop := make(chan struct{})
+	t.stop = stop
+	go func() {
+		if t.pace.sleep(d, stop) {
+			t.fire(stop)
+		}
+	}()
+	return active
 }
 
-// scaledTimer keeps the clock so a Reset is divided like the wait that created it (the
-// provisioner's batcher resets its idle timer on every new pod).
-type scaledTimer struct {
-	timer *time.Timer
-	clock scaledClock
+func (t *pacedTimer) disarmLocked() bool {
+	if t.stop == nil {
+		return false
+	}
+	close(t.stop)
+	t.stop = nil
+	return true
 }
 
-func (t *scaledTimer) C() <-chan time.Time        { return t.timer.C }
-func (t *scaledTimer) Stop() bool                 { return t.timer.Stop() }
-func (t *scaledTimer) Reset(d time.Duration) bool { return t.timer.Reset(t.clock.wall(d)) }
-
-type scaledTicker struct {
-	ticker *time.Ticker
+// fire delivers, unless the wait that ended was stopped or replaced meanwhile.
+func (t *pacedTimer) fire(stop chan struct{}) {
+	t.mu.Lock()
+	if t.stop != stop {
+		t.mu.Unlock()
+		return
+	}
+	t.stop = nil
+	t.mu.Unlock()
+	if t.f != nil {
+		t.f()
+		return
+	}
+	select {
+	case t.c <- time.Now():
+	default:
+	}
 }
 
-func (t *scaledTicker) C() <-chan time.Time { return t.ticker.C }
-func (t *scaledTicker) Stop()               { t.ticker.Stop() }
+type pacedTicker struct {
+	c    chan time.Time
+	stop chan struct{}
+	once sync.Once
+}
+
+func (t *pacedTicker) C() <-chan time.Time { return t.c }
+func (t *pacedTicker) Stop()               { t.once.Do(func() { close(t.stop) }) }

@@ -26,26 +26,13 @@ func TestParseSpeed(t *testing.T) {
 }
 
 func TestSpeedOneIsTheRealClock(t *testing.T) {
-	if _, ok := newClock(1).(clock.RealClock); !ok {
-		t.Fatalf("newClock(1) = %T; want clock.RealClock", newClock(1))
-	}
-}
-
-func TestWallDivides(t *testing.T) {
-	c := scaledClock{speed: 10}
-	cases := map[time.Duration]time.Duration{
-		15 * time.Second: 1500 * time.Millisecond, 0: 0, -time.Second: -time.Second,
-		1: 1, // a positive wait never becomes zero
-	}
-	for asked, want := range cases {
-		if got := c.wall(asked); got != want {
-			t.Errorf("wall(%v) = %v; want %v", asked, got, want)
-		}
+	if c := newClock(newPace(1)); c != (clock.RealClock{}) {
+		t.Fatalf("newClock at speed 1 = %T; want clock.RealClock", c)
 	}
 }
 
 func TestNowStaysReal(t *testing.T) {
-	c := scaledClock{speed: 1000}
+	c := pacedClock{pace: newPace(1000)}
 	before := time.Now()
 	now := c.Now()
 	if now.Before(before) || now.Sub(before) > time.Second {
@@ -64,7 +51,7 @@ func elapsed(wait func()) time.Duration {
 }
 
 func TestWaitsAreDivided(t *testing.T) {
-	c := scaledClock{speed: 100}
+	c := pacedClock{pace: newPace(100)}
 	const asked = 10 * time.Second // 100 ms of wall at speed 100
 	waits := map[string]func(){
 		"After":    func() { <-c.After(asked) },
@@ -109,19 +96,61 @@ func TestPacedLoopDividesRequeues(t *testing.T) {
 		0:                            0, // no requeue stays no requeue
 	}
 	for asked, want := range cases {
-		p := &pacedLoop{inner: fixedLoop{reconciler.Result{RequeueAfter: asked}}, speed: 10}
+		p := &pacedLoop{inner: fixedLoop{reconciler.Result{RequeueAfter: asked}}, pace: newPace(10)}
 		got, err := p.Reconcile(context.Background())
 		if err != nil || got.RequeueAfter != want {
 			t.Errorf("requeue %v at speed 10 = %v, %v; want %v", asked, got.RequeueAfter, err, want)
 		}
 	}
-	if got := pacedDelay(10*time.Second, 1); got != 10*time.Second {
+	if got := pacedDelay(10*time.Second, newPace(1)); got != 10*time.Second {
 		t.Errorf("pacedDelay at speed 1 = %v; want 10s", got)
+	}
+	held := newPace(10)
+	held.setHeld(true)
+	if got := pacedDelay(10*time.Second, held); got != 10*time.Second {
+		t.Errorf("pacedDelay during a hold = %v; want 10s (real time)", got)
 	}
 }
 
 func TestPacedLeavesSpeedOneAlone(t *testing.T) {
-	if got := paced(nil, 1, nil); got != nil {
-		t.Errorf("paced(nil, 1, nil) = %v", got)
+	if got := paced(nil, newPace(1), nil); got != nil {
+		t.Errorf("paced(nil, speed 1, nil) = %v", got)
+	}
+}
+
+// The batcher's idiom: a timer stopped after it fired still has its value to drain.
+func TestStopAfterFiringLeavesTheValue(t *testing.T) {
+	timer := pacedClock{pace: newPace(1000)}.NewTimer(time.Second) // 1 ms of wall
+	time.Sleep(50 * time.Millisecond)
+	if timer.Stop() {
+		t.Fatal("Stop after the timer fired reported it active")
+	}
+	select {
+	case <-timer.C():
+	case <-time.After(time.Second):
+		t.Fatal("the fired value was lost")
+	}
+	if timer.Reset(time.Hour) {
+		t.Error("Reset of a fired timer reported it active")
+	}
+	if !timer.Stop() {
+		t.Error("Stop of the re-armed timer reported it inactive")
+	}
+}
+
+func TestAStoppedTimerNeverDelivers(t *testing.T) {
+	c := pacedClock{pace: newPace(100)}
+	timer := c.NewTimer(time.Second) // 10 ms of wall
+	if !timer.Stop() {
+		t.Fatal("Stop of an armed timer reported it inactive")
+	}
+	fired := make(chan struct{})
+	c.AfterFunc(time.Second, func() { close(fired) }).Stop()
+	select {
+	case <-timer.C():
+		t.Fatal("a stopped timer delivered")
+	case <-fired:
+		t.Fatal("a stopped AfterFunc ran")
+	case <-time.After(60 * time.Millisecond):
 	}
 }

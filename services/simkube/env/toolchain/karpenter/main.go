@@ -7,7 +7,9 @@
 // operator's Clock and its 10 s pollingPeriod through a controller requeue. Replacing the
 // exported Operator.Clock before any controller is built, and pacing the requeues of the
 // disruption loop, the provisioner's triggers and the node termination controller, puts
-// them on the replay's time.
+// them on the replay's time. When the run holds its clock for the autoscaler, simkube names
+// the run's ConfigMap (SIMKUBE_RUN_CONFIGMAP) and all of that, node registration included,
+// follows the holds published there (pace.go).
 package main
 
 import (
@@ -22,30 +24,45 @@ import (
 	"sigs.k8s.io/karpenter/pkg/operator"
 )
 
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "karpenter: %v\n", err)
+	os.Exit(2)
+}
+
 func main() {
 	// Checked before the operator starts, so a bad value stops the process at once with
 	// a message instead of a Karpenter that runs at the wrong speed.
 	speed, err := parseSpeed(os.Getenv(SpeedVariable))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "karpenter: %v\n", err)
-		os.Exit(2)
+		fail(err)
+	}
+	namespace, name, err := parseRunConfigMap(os.Getenv(RunConfigMapVariable))
+	if err != nil {
+		fail(err)
 	}
 	ctx, op := operator.NewOperator()
-	op.Clock = newClock(speed) // before anything below copies it
+	p := newPace(speed)
+	op.Clock = newClock(p) // before anything below copies it
 	if speed != 1 {
-		log.FromContext(ctx).Info("timers follow the replay's speed", "speed", speed)
+		log.FromContext(ctx).Info("timers follow the replay's speed", "speed", speed,
+			"holds", namespace+"/"+name)
+		if name != "" {
+			if err := followHolds(ctx, op.KubernetesInterface, namespace, name, p); err != nil {
+				fail(err)
+			}
+		}
 	}
 
 	types, err := kwok.ConstructInstanceTypes(ctx)
 	if err != nil { // logged and carried on, as upstream's command does
 		log.FromContext(ctx).Error(err, "failed constructing instance types")
 	}
+	raw := kwokProvider(ctx, op, p, types)
 	// The provider without overlays is passed on too: some controllers need the raw offers.
-	raw := kwok.NewCloudProvider(ctx, op.GetClient(), types)
 	provider := overlay.Decorate(raw, op.GetClient(), op.InstanceTypeStore)
 	// The cluster state keeps nominations on the trace clock, which the disruption
 	// controller reads them with (traceclock.go).
-	trace := newTraceClock(speed)
+	trace := newTraceClock(p)
 	cluster := state.NewCluster(trace, op.GetClient(), provider)
 	all := controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(),
 		op.EventRecorder, provider, raw, cluster, op.InstanceTypeStore)
@@ -53,9 +70,8 @@ func main() {
 		all, err = retimed(all, retimedDeps{kubeClient: op.GetClient(), recorder: op.EventRecorder,
 			provider: provider, cluster: cluster, clock: op.Clock, traceClock: trace})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "karpenter: %v\n", err)
-			os.Exit(2)
+			fail(err)
 		}
 	}
-	op.WithControllers(ctx, paced(all, speed, provider)...).Start(ctx)
+	op.WithControllers(ctx, paced(all, p, provider)...).Start(ctx)
 }

@@ -5,7 +5,7 @@ package main
 // leaves that cadence on the wall. pacedLoop registers the same controller with the same
 // single-request source as upstream's Register does (sigs.k8s.io/karpenter v1.13,
 // pkg/controllers/disruption/controller.go), through a reconciler that divides each
-// requeue delay it returns by the speed.
+// requeue delay it returns by the speed (pace.go).
 
 import (
 	"context"
@@ -31,23 +31,25 @@ type loop interface {
 
 type pacedLoop struct {
 	inner loop
-	speed float64
+	pace  *pace
 }
 
 // Reconcile runs one pass of the wrapped loop and shortens the wait before the next one.
 func (p *pacedLoop) Reconcile(ctx context.Context) (reconciler.Result, error) {
 	result, err := p.inner.Reconcile(ctx)
-	result.RequeueAfter = pacedDelay(result.RequeueAfter, p.speed)
+	result.RequeueAfter = pacedDelay(result.RequeueAfter, p.pace)
 	return result, err
 }
 
-// pacedDelay divides a requeue delay, keeping a positive one positive: controller-runtime
-// reads a zero RequeueAfter as "do not requeue", which would stop the loop for good.
-func pacedDelay(delay time.Duration, speed float64) time.Duration {
-	if delay <= 0 || speed == 1 {
+// pacedDelay turns a requeue delay in trace time into wall time at the pace's current rate
+// (a hold that begins or ends meanwhile is not followed: requeues are re-checks, the next
+// one is paced again), keeping a positive one positive: controller-runtime reads a zero
+// RequeueAfter as "do not requeue", which would stop the loop for good.
+func pacedDelay(delay time.Duration, p *pace) time.Duration {
+	if delay <= 0 || p.speed == 1 {
 		return delay
 	}
-	return max(time.Duration(float64(delay)/speed), singleton.RequeueImmediately)
+	return max(p.wallFor(delay), singleton.RequeueImmediately)
 }
 
 func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
@@ -59,23 +61,25 @@ func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
 
 // paced returns controllers with the disruption loop, the provisioner's pod and node
 // triggers (triggers.go) and the node termination controller (termination.go) wrapped at
-// speed (unchanged at 1). provider decides which nodes the termination controller finalizes.
-func paced(controllers []controller.Controller, speed float64,
+// speed, and the provisioner's passes counted (passes.go); unchanged at 1. provider decides which nodes the termination controller finalizes.
+func paced(controllers []controller.Controller, p *pace,
 	provider cloudprovider.CloudProvider) []controller.Controller {
-	if speed == 1 {
+	if p.speed == 1 {
 		return controllers
 	}
 	out := make([]controller.Controller, len(controllers))
 	for i, c := range controllers {
 		switch inner := c.(type) {
 		case *disruption.Controller:
-			out[i] = &pacedLoop{inner: inner, speed: speed}
+			out[i] = &pacedLoop{inner: inner, pace: p}
+		case *provisioning.Provisioner:
+			out[i] = &countedPasses{inner: inner} // its waits are on the clock already
 		case *provisioning.PodController:
-			out[i] = &pacedTrigger[*corev1.Pod]{inner: inner, speed: speed, kind: newPod}
+			out[i] = &pacedTrigger[*corev1.Pod]{inner: inner, pace: p, kind: newPod}
 		case *provisioning.NodeController:
-			out[i] = &pacedTrigger[*corev1.Node]{inner: inner, speed: speed, kind: newNode}
+			out[i] = &pacedTrigger[*corev1.Node]{inner: inner, pace: p, kind: newNode}
 		case *termination.Controller:
-			out[i] = &pacedTermination{inner: inner, provider: provider, speed: speed}
+			out[i] = &pacedTermination{inner: inner, provider: provider, pace: p}
 		default:
 			out[i] = c
 		}

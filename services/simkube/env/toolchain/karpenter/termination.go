@@ -45,13 +45,13 @@ type nodeFinalizer interface {
 type pacedTermination struct {
 	inner    nodeFinalizer
 	provider cloudprovider.CloudProvider // which nodes are Karpenter's to finalize
-	speed    float64
+	pace     *pace
 }
 
 // Reconcile runs one pass of the termination controller and shortens its wait to the next.
 func (p *pacedTermination) Reconcile(ctx context.Context, node *corev1.Node) (reconcile.Result, error) {
 	result, err := p.inner.Reconcile(ctx, node)
-	result.RequeueAfter = pacedDelay(result.RequeueAfter, p.speed)
+	result.RequeueAfter = pacedDelay(result.RequeueAfter, p.pace)
 	return result, err
 }
 

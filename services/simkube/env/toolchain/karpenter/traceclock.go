@@ -1,9 +1,9 @@
 package main
 
-// A clock whose Now runs at the replay's speed, for the parts of Karpenter that only compare
+// A clock whose Now runs at the replay's pace, for the parts of Karpenter that only compare
 // times they took themselves.
 //
-// scaledClock (clock.go) keeps Now real because most controllers compare it with timestamps
+// pacedClock (clock.go) keeps Now real because most controllers compare it with timestamps
 // the API server wrote. Three do not, and on a real Now their windows stay wall time:
 //
 //   - the cluster state nominates a node for pending pods until Now + max(2 ×
@@ -16,9 +16,9 @@ package main
 //     set itself with its clock: 50 s of trace time per removed node at 10×.
 //
 // traceClock gives these a Now that starts at the real time when the process starts and
-// then advances speed seconds per wall second. The cluster state and the disruption
-// controller must share one instance, since one writes nominations and the other reads them.
-// Its waits are divided as scaledClock's are.
+// then advances with the pace's trace time (speed seconds per wall second, one while the
+// run is held). The cluster state and the disruption controller must share one instance,
+// since one writes nominations and the other reads them. Its waits are pacedClock's.
 
 import (
 	"time"
@@ -27,24 +27,22 @@ import (
 )
 
 type traceClock struct {
-	scaledClock
-	start time.Time // real time, with its monotonic reading, when the clock was made
+	pacedClock
+	start time.Time // real time, with its monotonic reading, when the pace began
 }
 
 var _ clock.WithTickerAndDelayedExecution = traceClock{}
 
 // newTraceClock is the clock for the components above; at speed 1 the real one.
-func newTraceClock(speed float64) clock.WithTickerAndDelayedExecution {
-	if speed == 1 {
+func newTraceClock(p *pace) clock.WithTickerAndDelayedExecution {
+	if p.speed == 1 {
 		return clock.RealClock{}
 	}
-	return traceClock{scaledClock: scaledClock{speed: speed}, start: time.Now()}
+	return traceClock{pacedClock: pacedClock{pace: p}, start: p.began}
 }
 
-// Now is start + speed × the real time since start. Adding to start keeps its monotonic
-// reading, so two Nows compare as Go's monotonic times do.
-func (c traceClock) Now() time.Time {
-	return c.start.Add(time.Duration(float64(time.Since(c.start)) * c.speed))
-}
+// Now is start + the trace time since. Adding to start keeps its monotonic reading, so two
+// Nows compare as Go's monotonic times do.
+func (c traceClock) Now() time.Time { return c.start.Add(c.pace.elapsed()) }
 
 func (c traceClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }

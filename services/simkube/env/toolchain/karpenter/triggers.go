@@ -35,14 +35,14 @@ type trigger[T client.Object] interface {
 
 type pacedTrigger[T client.Object] struct {
 	inner trigger[T]
-	speed float64
+	pace  *pace
 	kind  func() T // a new empty object of the watched kind
 }
 
 // Reconcile triggers the provisioner as upstream does and shortens the wait before the next.
 func (p *pacedTrigger[T]) Reconcile(ctx context.Context, object T) (reconcile.Result, error) {
 	result, err := p.inner.Reconcile(ctx, object)
-	result.RequeueAfter = pacedDelay(result.RequeueAfter, p.speed)
+	result.RequeueAfter = pacedDelay(result.RequeueAfter, p.pace)
 	return result, err
 }
 

@@ -21,7 +21,7 @@ func (f *fakeTrigger) Name() string { return "provisioner.trigger.pod" }
 
 func TestPacedTriggerDividesTheRetrigger(t *testing.T) {
 	inner := &fakeTrigger{}
-	paced := &pacedTrigger[*corev1.Pod]{inner: inner, speed: 20, kind: newPod}
+	paced := &pacedTrigger[*corev1.Pod]{inner: inner, pace: newPace(20), kind: newPod}
 	result, err := paced.Reconcile(context.Background(), &corev1.Pod{})
 	if err != nil || inner.seen != 1 {
 		t.Fatalf("the inner trigger must run once without error: seen %d, %v", inner.seen, err)
