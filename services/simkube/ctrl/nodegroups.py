@@ -24,7 +24,6 @@ from simkube.core.kubeapi import (
     CONFIG_MAPS,
     DEPLOYMENTS,
     MERGE_PATCH,
-    NAMESPACES,
     NODE_CLAIMS,
     NODE_POOLS,
     NODES,
@@ -110,11 +109,13 @@ async def reset(kube: KubeClient, config: cloud_config.CloudConfig, *,
 
 
 async def karpenter_provides(kube: KubeClient, config: cloud_config.CloudConfig) -> bool:
-    """Whether Karpenter, not sk-cloudprov, makes the groups' nodes here: sk-cloudprov's
-    namespace is absent and Karpenter's NodePools exist (``skctl env up --autoscaler
-    karpenter`` sets the cluster up so)."""
-    if await kube.exists(NAMESPACES.path(name=config.namespace)):
-        return False
+    """Whether Karpenter, not sk-cloudprov, makes the groups' nodes here: none of
+    sk-cloudprov's group Deployments exists and Karpenter's NodePools do (``skctl env up
+    --autoscaler karpenter`` sets the cluster up so; it makes the groups' namespace too, for
+    the run's ConfigMap, so the namespace alone says nothing)."""
+    for group in config.groups.values():
+        if await kube.exists(DEPLOYMENTS.path(namespace=config.namespace, name=group.id)):
+            return False
     try:
         pools = await kube.request("GET", NODE_POOLS.path())
     except ApiError as exc:

@@ -94,11 +94,16 @@ async def test_a_missing_deployment_hints_at_sk_cloudprov() -> None:
         await nodegroups.reset(kube(api), config)
 
 
+# sk-cloudprov's group Deployments: absent where Karpenter makes the nodes (the groups'
+# namespace exists either way: env up makes it for the run's ConfigMap).
+CLOUDPROV_GROUPS = (f"{DEPLOYMENTS}/small", f"{DEPLOYMENTS}/large")
+
+
 async def test_with_karpenter_every_nodeclaim_goes() -> None:
     config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
     api = FakeApi(lists={NODE_POOLS.path(): [{"metadata": {"name": "default"}}],
                          NODE_CLAIMS.path(): [{"metadata": {"name": "claim-1"}}]},
-                  absent=("/api/v1/namespaces/sk-cloudprov",))
+                  absent=CLOUDPROV_GROUPS)
     assert await nodegroups.karpenter_provides(kube(api), config)
     # The fake keeps listing the claim: Karpenter never removes it here.
     with pytest.raises(nodegroups.NodeGroupError, match="is Karpenter running"):
@@ -110,13 +115,13 @@ async def test_with_karpenter_every_nodeclaim_goes() -> None:
 async def test_with_karpenter_and_no_claims_the_reset_is_done() -> None:
     config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
     api = FakeApi(lists={NODE_POOLS.path(): [{"metadata": {"name": "default"}}]},
-                  absent=("/api/v1/namespaces/sk-cloudprov",))
+                  absent=CLOUDPROV_GROUPS)
     await nodegroups.reset(kube(api), config, timeout=1)
     assert [m for m, _ in api.requests if m == "DELETE"] == []
 
 
-async def test_sk_cloudprovs_namespace_or_no_karpenter_means_sk_cloudprov() -> None:
+async def test_sk_cloudprovs_groups_or_no_karpenter_means_sk_cloudprov() -> None:
     config = await nodegroups.load(kube(FakeApi()), str(GROUPS_FILE))
     assert not await nodegroups.karpenter_provides(kube(FakeApi()), config)
-    no_crds = FakeApi(absent=("/api/v1/namespaces/sk-cloudprov", NODE_POOLS.path()))
+    no_crds = FakeApi(absent=(*CLOUDPROV_GROUPS, NODE_POOLS.path()))
     assert not await nodegroups.karpenter_provides(kube(no_crds), config)
