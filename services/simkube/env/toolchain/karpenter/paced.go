@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/awslabs/operatorpkg/controller"
@@ -29,27 +30,51 @@ type loop interface {
 	Name() string
 }
 
+// recheck bounds the wall time between looks at a paced loop's next pass, so a hold that
+// ends meanwhile (and with it the real-time rate) does not leave a long wait behind.
+const recheck = 100 * time.Millisecond
+
 type pacedLoop struct {
 	inner loop
 	pace  *pace
+
+	mu   sync.Mutex
+	next time.Duration // the pace's trace time of the next pass; 0: now
 }
 
-// Reconcile runs one pass of the wrapped loop and shortens the wait before the next one.
+// Reconcile runs one pass of the wrapped loop when its requeue delay has passed on the
+// pace, and otherwise looks again shortly. The disruption loop's 10 s pollingPeriod then
+// lasts 10 s of trace time whether or not the run is held meanwhile: divided at the rate of
+// the moment it was returned, a poll returned during a hold waited 10 s of wall time, up to
+// 100 s of trace at 10x once the hold ended.
 func (p *pacedLoop) Reconcile(ctx context.Context) (reconciler.Result, error) {
+	p.mu.Lock()
+	left := p.next - p.pace.elapsed()
+	p.mu.Unlock()
+	if left > 0 {
+		return reconciler.Result{RequeueAfter: min(p.pace.wallFor(left), recheck)}, nil
+	}
 	result, err := p.inner.Reconcile(ctx)
-	result.RequeueAfter = pacedDelay(result.RequeueAfter, p.pace)
+	if result.RequeueAfter > 0 && p.pace.speed != 1 {
+		p.mu.Lock()
+		p.next = p.pace.elapsed() + result.RequeueAfter
+		p.mu.Unlock()
+		result.RequeueAfter = min(p.pace.wallFor(result.RequeueAfter), recheck)
+	}
 	return result, err
 }
 
-// pacedDelay turns a requeue delay in trace time into wall time at the pace's current rate
-// (a hold that begins or ends meanwhile is not followed: requeues are re-checks, the next
-// one is paced again), keeping a positive one positive: controller-runtime reads a zero
-// RequeueAfter as "do not requeue", which would stop the loop for good.
+// pacedDelay turns a requeue delay in trace time into wall time at the run's speed,
+// keeping a positive one positive: controller-runtime reads a zero RequeueAfter as "do not
+// requeue", which would stop the loop for good. These requeues (the provisioner's triggers,
+// the termination controller's re-checks) are per object and are not followed through a
+// hold: one returned during a hold comes early in trace time, by at most its delay, rather
+// than late by up to (speed − 1) times it.
 func pacedDelay(delay time.Duration, p *pace) time.Duration {
 	if delay <= 0 || p.speed == 1 {
 		return delay
 	}
-	return max(p.wallFor(delay), singleton.RequeueImmediately)
+	return max(time.Duration(float64(delay)/p.speed), singleton.RequeueImmediately)
 }
 
 func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
