@@ -15,13 +15,8 @@ years: CA leaves the pod out of scale-up) and this gate plays production's loop 
 trace time. A loop moment comes when a gated pod turns unschedulable, and one scan interval
 after the previous moment. At a moment whose oldest unschedulable gated pod was seen at least
 ``AGE_S`` of trace earlier, the gate holds the clock, lifts the annotation from every
-unschedulable gated pod but the one whose verdict made the moment, and asks the holder for a
-CA loop that started after that: CA plans for exactly the pods production's loop would have
-seen. Production's triggered loop starts milliseconds after the verdict that triggered it
-(CA's pod observer is an informer of its own) and lists pods from its lister, which has
-usually not had that verdict yet: run 19's truth planned at 185.46 s for eight pods while
-counting the ninth, whose verdict triggered the loop, as not yet ruled on. That pod waits
-for the next moment. CA's own loops go on for scale-down.
+unschedulable gated pod, and asks the holder for a CA loop that started after that: CA plans
+for exactly the pods production's loop would have seen. CA's own loops go on for scale-down.
 A pod without the annotation (a run that does not gate) is left to the holder as before.
 
 The wave's pods are lifted so that no CA loop sees part of it (``scale_up_lifts.py``); the
@@ -117,8 +112,8 @@ class ScaleUpGate:
             if not gated(pod):
                 self._loop()  # CA sees it at once: hold for a loop that saw it
             return
-        newly, waiting.unschedulable = not waiting.unschedulable, True
-        self._moment(self._clock(), triggered=True, unseen=uid if newly else "")
+        waiting.unschedulable = True
+        self._moment(self._clock(), triggered=True)
 
     async def run(self) -> None:
         """Production's scan: a loop moment one scan interval after the previous one."""
@@ -132,13 +127,10 @@ class ScaleUpGate:
             for task in self._tasks:
                 task.cancel()
 
-    def _moment(self, at: float, *, triggered: bool, unseen: str = "") -> None:
-        """A loop of production's CA; ``unseen``: the pod whose new verdict triggered it,
-        which that loop does not see yet."""
+    def _moment(self, at: float, *, triggered: bool) -> None:
         self._last_moment_s = at
         self.moments += 1
-        due = {uid: pod for uid, pod in self._waiting.items()
-               if pod.unschedulable and uid != unseen}
+        due = {uid: pod for uid, pod in self._waiting.items() if pod.unschedulable}
         if not self._release_due(due, at=at) and triggered and self._lifted_unbound:
             # Production's triggered loop plans for any older pod an earlier plan left out
             # (CA plans one group a loop); only CA knows which lifted pods its upcoming
