@@ -2,15 +2,26 @@
 
 Ports are chosen free at ``env up`` time so several environments run side by side; a port the
 user asks for explicitly is checked first so a clash is reported before anything starts.
+
+They are chosen below the kernel's ephemeral range (``ip_local_port_range``), not by binding
+port 0: a component restarted mid-run (``env/restarting.py``, every timed run restores its
+timers so) must get its port back, and a port from the ephemeral range can meanwhile become
+the local end of any outgoing connection (the autoscaler tier saw kube-controller-manager's
+restart fail on "bind: address already in use" for such a port).
 """
 
 from __future__ import annotations
 
+import random
 import socket
+from pathlib import Path
 
 from simkube.core.errors import ConfigError
 
 LOOPBACK = "127.0.0.1"
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LOWEST = 10000  # above the well-known and most registered service ports
+DEFAULT_EPHEMERAL_LOW = 32768  # Linux's default when the range cannot be read
 
 
 def is_free(port: int) -> bool:
@@ -31,20 +42,24 @@ def require_free(port: int, *, purpose: str) -> int:
     return port
 
 
-def allocate(count: int, *, exclude: set[int] | None = None) -> list[int]:
-    """``count`` distinct free loopback ports, none of them in ``exclude``."""
-    taken = set(exclude or ())
-    sockets: list[socket.socket] = []
+def ephemeral_low(path: Path = EPHEMERAL_RANGE) -> int:
+    """The first port of the kernel's ephemeral range (its default when unreadable)."""
     try:
-        while len(sockets) < count:
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind((LOOPBACK, 0))
-            if sock.getsockname()[1] in taken:
-                sock.close()
-                continue
-            taken.add(sock.getsockname()[1])
-            sockets.append(sock)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return DEFAULT_EPHEMERAL_LOW
+
+
+def allocate(count: int, *, exclude: set[int] | None = None) -> list[int]:
+    """``count`` distinct free loopback ports below the ephemeral range, none in ``exclude``."""
+    high = ephemeral_low()
+    candidates = [p for p in range(LOWEST, high) if p not in (exclude or set())]
+    random.SystemRandom().shuffle(candidates)  # side-by-side environments rarely collide
+    chosen: list[int] = []
+    for port in candidates:
+        if is_free(port):
+            chosen.append(port)
+            if len(chosen) == count:
+                return chosen
+    raise ConfigError(f"only {len(chosen)} of {count} loopback ports are free between "
+                      f"{LOWEST} and {high - 1}", hint="stop environments you no longer need")
