@@ -16,19 +16,20 @@ def test_allocate_gives_distinct_free_ports_avoiding_excluded() -> None:
     assert len(set(chosen)) == 6
     assert 1 not in chosen
     assert all(ports.is_free(p) for p in chosen)
-    assert all(ports.LOWEST <= p < ports.ephemeral_low() for p in chosen)
+    low, high = ports.ephemeral_range()
+    assert all(ports.LOWEST <= p < low or p > high for p in chosen)
 
 
-def test_ephemeral_low_reads_the_range_and_falls_back(tmp_path: Path) -> None:
+def test_ephemeral_range_reads_the_table_and_falls_back(tmp_path: Path) -> None:
     table = tmp_path / "range"
     table.write_text("40000\t60999\n")
-    assert ports.ephemeral_low(table) == 40000
-    assert ports.ephemeral_low(tmp_path / "missing") == ports.DEFAULT_EPHEMERAL_LOW
+    assert ports.ephemeral_range(table) == (40000, 60999)
+    assert ports.ephemeral_range(tmp_path / "missing") == ports.DEFAULT_EPHEMERAL_RANGE
 
 
 def test_allocate_says_when_too_few_ports_are_free() -> None:
-    with pytest.raises(ConfigError, match="loopback ports are free"):
-        ports.allocate(ports.ephemeral_low(), exclude=set())
+    with pytest.raises(ConfigError, match="loopback ports outside the ephemeral range"):
+        ports.allocate(65536)
 
 
 def test_require_free_names_the_taken_port() -> None:
