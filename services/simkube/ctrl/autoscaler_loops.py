@@ -27,7 +27,10 @@ counters' lines are looked at, not parsed as a whole.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -105,6 +108,26 @@ class LoopSource(Protocol):
     """Where the counters come from (``AutoscalerMetrics``; a fake in the tests)."""
 
     async def read(self) -> LoopCounts: ...
+
+
+async def next_loop_finished(loops: LoopSource, *, bound_s: float, poll_s: float = 0.03,
+                             monotonic: Callable[[], float] = time.monotonic) -> bool:
+    """Until a loop that started after this call has finished (True), or ``bound_s`` wall
+    seconds have passed or the counters cannot be read (False). A restart of the autoscaler
+    (its counters fall) ends the wait too: the loop waited for is gone."""
+    deadline = monotonic() + bound_s
+    try:
+        target = (await loops.read()).after_now()
+        last = -1
+        while monotonic() < deadline:
+            finished = (await loops.read()).finished
+            if finished >= target or finished < last:
+                return True
+            last = finished
+            await asyncio.sleep(poll_s)
+    except LoopsUnavailableError:
+        return False
+    return False
 
 
 class AutoscalerMetrics:

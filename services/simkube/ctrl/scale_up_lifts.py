@@ -9,6 +9,11 @@ informer). CA judges the delay against its loop's start (``filterOutYoungPods``:
 delay against ``currentTime``), so a loop started before that instant sees none of the wave
 and one started after it sees all of it. ``ctrl/scale_up_gate.py`` decides when; this module
 does the patching.
+
+Once CA's loop has seen a wave, the pods of it still without a node are gated again
+(``regate_wave``: the ten-year delay back), so that CA's loops between production's moments
+leave them out of scale-up. That cannot be made to happen at one instant (a delay only ever
+ends), so it is done right after a loop has finished, when CA's next one is furthest off.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from dataclasses import dataclass
 
 from simkube.core.kubeapi import PODS, ApiError, KubeClient, merge_patch
 from simkube.core.logs import get_logger
-from simkube.core.replay_flags import SCALE_UP_DELAY_ANNOTATION
+from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
 
 log = get_logger(__name__)
 PATCHES_IN_FLIGHT = 16
@@ -39,12 +44,18 @@ class GatedPod:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Lift:
-    """What became of one wave: pods gone meanwhile, pods whose patch failed (still gated),
-    and the wall seconds left before the instant when the last patch was in."""
+class Patched:
+    """Pods whose patch found them gone (404), and pods whose patch failed otherwise."""
 
     gone: list[str]
     failed: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Lift(Patched):
+    """What became of one wave's lift, and the wall seconds left before the instant when the
+    last patch was in."""
+
     spare_s: float
 
     @property
@@ -61,27 +72,40 @@ def delay_until(*, created_s: float | None, until_s: float) -> str | None:
     return f"{max(0, math.ceil((until_s - created_s) * 1000))}ms"
 
 
-async def lift_wave(kube: KubeClient, pods: dict[str, GatedPod], *, wall: Callable[[], float],
-                    lead_s: float = LEAD_S, lead_per_pod_s: float = LEAD_PER_POD_S) -> Lift:
-    """Set every pod's delay to end at one instant ahead; returns once all patches are in."""
+async def _patch_delays(kube: KubeClient, pods: dict[str, GatedPod],
+                        delay: Callable[[GatedPod], str | None], *, doing: str) -> Patched:
+    """Set each pod's ``pod-scale-up-delay`` to ``delay(pod)``, a few patches in flight."""
     limit = asyncio.Semaphore(PATCHES_IN_FLIGHT)
-    until_s = wall() + lead_s + lead_per_pod_s * len(pods)
     gone: list[str] = []
     failed: list[str] = []
 
-    async def lift(uid: str, pod: GatedPod) -> None:
+    async def patch(uid: str, pod: GatedPod) -> None:
         path = PODS.path(namespace=pod.namespace, name=pod.name)
-        delay = delay_until(created_s=pod.created_s, until_s=until_s)
         async with limit:
             try:
                 await merge_patch(kube, path, {
-                    "metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: delay}}})
+                    "metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: delay(pod)}}})
             except ApiError as exc:
                 if exc.code == 404:  # gone meanwhile: nothing to plan for
                     gone.append(uid)
                     return
-                log.warning("scale-up gate not lifted; lifted at the next moment",
+                log.warning(f"scale-up gate not {doing}; tried again at the next moment",
                             pod=f"{pod.namespace}/{pod.name}", error=str(exc))
                 failed.append(uid)
-    await asyncio.gather(*(lift(uid, pod) for uid, pod in pods.items()))
-    return Lift(gone=gone, failed=failed, spare_s=until_s - wall())
+    await asyncio.gather(*(patch(uid, pod) for uid, pod in pods.items()))
+    return Patched(gone=gone, failed=failed)
+
+
+async def lift_wave(kube: KubeClient, pods: dict[str, GatedPod], *, wall: Callable[[], float],
+                    lead_s: float = LEAD_S, lead_per_pod_s: float = LEAD_PER_POD_S) -> Lift:
+    """Set every pod's delay to end at one instant ahead; returns once all patches are in."""
+    until_s = wall() + lead_s + lead_per_pod_s * len(pods)
+    patched = await _patch_delays(
+        kube, pods, lambda pod: delay_until(created_s=pod.created_s, until_s=until_s),
+        doing="lifted")
+    return Lift(gone=patched.gone, failed=patched.failed, spare_s=until_s - wall())
+
+
+async def regate_wave(kube: KubeClient, pods: dict[str, GatedPod]) -> Patched:
+    """Give every pod the ten-year delay again: CA's loops leave it out of scale-up."""
+    return await _patch_delays(kube, pods, lambda _pod: GATED_DELAY, doing="gated again")

@@ -9,6 +9,7 @@ from simkube.ctrl.autoscaler_loops import (
     AutoscalerMetrics,
     LoopCounts,
     LoopsUnavailableError,
+    next_loop_finished,
     parse_loop_counts,
 )
 
@@ -84,3 +85,45 @@ async def test_an_unreachable_autoscaler_is_unavailable() -> None:
             await metrics.read()
     finally:
         await metrics.close()
+
+
+class ScriptedLoops:
+    """Counters that move on by the script at each read; an exception in it is raised."""
+
+    def __init__(self, *readings: LoopCounts | Exception) -> None:
+        self.readings = list(readings)
+        self.reads = 0
+
+    async def read(self) -> LoopCounts:
+        self.reads += 1
+        reading = self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
+        if isinstance(reading, Exception):
+            raise reading
+        return reading
+
+
+def counts(finished: int) -> LoopCounts:
+    return LoopCounts(started=0, finished=finished)
+
+
+async def test_the_wait_ends_when_a_loop_started_after_it_has_finished() -> None:
+    loops = ScriptedLoops(counts(5), counts(5), counts(6), counts(7))  # 7 = 5 + 2
+    assert await next_loop_finished(loops, bound_s=5.0, poll_s=0.0)
+    assert loops.reads == 4
+
+
+async def test_a_restarted_autoscaler_ends_the_wait() -> None:
+    loops = ScriptedLoops(counts(5), counts(6), counts(0))
+    assert await next_loop_finished(loops, bound_s=5.0, poll_s=0.0)
+
+
+async def test_the_wait_is_bounded_and_unreadable_counters_end_it() -> None:
+    now = [0.0]
+
+    def monotonic() -> float:
+        now[0] += 1.0
+        return now[0]
+    stuck = ScriptedLoops(counts(5))
+    assert not await next_loop_finished(stuck, bound_s=3.0, poll_s=0.0, monotonic=monotonic)
+    gone = ScriptedLoops(counts(5), LoopsUnavailableError("connection refused"))
+    assert not await next_loop_finished(gone, bound_s=5.0, poll_s=0.0)

@@ -38,8 +38,13 @@ class Rig:
                                 clock=lambda: self.now, scan_s=10.0,
                                 hold=lambda: self.calls.append("hold"),
                                 loop=lambda: self.calls.append("loop"),
+                                loop_finished=self.loop_finished,
                                 wall=lambda: self.wall, lead_s=lead_s,
                                 lead_per_pod_s=lead_per_pod_s)
+
+    async def loop_finished(self) -> bool:
+        self.calls.append("finished")
+        return True
 
     def arrive(self, uid: str, *, at: float, gate: bool = True) -> None:
         self.now = at
@@ -50,17 +55,23 @@ class Rig:
         self.gate.turned_unschedulable(pod(uid, gate=gate))
 
     async def settle(self) -> None:
-        for _ in range(5):
+        for _ in range(20):
             await asyncio.sleep(0)
 
+    def patches(self) -> list[tuple[str, str | None]]:
+        """(pod name, delay) of each patch, in order."""
+        return [(path.rsplit("/", 1)[-1],
+                 body["metadata"]["annotations"][SCALE_UP_DELAY_ANNOTATION])
+                for method, path, body, *_ in self.kube.requests if method == "PATCH"]
+
     def delays(self) -> dict[str, str | None]:
-        return {path.rsplit("/", 1)[-1]: body["metadata"]["annotations"][
-                    SCALE_UP_DELAY_ANNOTATION]
-                for method, path, body, *_ in self.kube.requests if method == "PATCH"}
+        return {name: delay for name, delay in self.patches() if delay != GATED_DELAY}
 
     def lifted(self) -> list[str]:
-        return [path.rsplit("/", 1)[-1] for method, path, *_ in self.kube.requests
-                if method == "PATCH"]
+        return [name for name, delay in self.patches() if delay != GATED_DELAY]
+
+    def regated(self) -> list[str]:
+        return [name for name, delay in self.patches() if delay == GATED_DELAY]
 
 
 def test_gated_reads_the_annotation() -> None:
@@ -84,8 +95,9 @@ async def test_a_wave_after_two_seconds_releases_every_waiting_pod() -> None:
     rig.arrive("c", at=30.0)
     rig.unschedulable("c", at=30.2)  # a's 3.1 s old: production plans for a, b and c
     await rig.settle()
-    assert rig.calls == ["hold", "loop"]
+    assert rig.calls == ["hold", "loop", "finished"]
     assert sorted(rig.lifted()) == ["p-a", "p-b", "p-c"]
+    assert sorted(rig.regated()) == ["p-a", "p-b", "p-c"]  # after the loop, no node yet
     body = rig.kube.requests[0][2]
     assert body == {"metadata": {"annotations": {SCALE_UP_DELAY_ANNOTATION: "2500ms"}}}
     assert rig.gate.released == 3
@@ -146,9 +158,10 @@ async def test_a_pod_gone_before_its_release_is_skipped_quietly() -> None:
     rig.arrive("b", at=2.6)
     rig.unschedulable("b", at=2.7)
     await rig.settle()
-    assert rig.calls == ["hold", "loop"]
+    assert rig.calls == ["hold", "loop", "finished"]
     assert not rig.gate.releasing()
     assert rig.lifted() == ["p-a"]  # a is gone, so b is the oldest and "very new"
+    assert rig.regated() == []  # and not gated again
 
 
 async def test_a_lift_that_fails_is_tried_again_and_does_not_count_as_lifted() -> None:
@@ -180,7 +193,7 @@ async def test_a_wave_s_delays_all_end_at_one_instant_and_the_loop_is_asked_for_
     assert rig.delays() == {"p-a": "4570ms", "p-b": "2570ms"}
     assert rig.calls == ["hold"]  # the instant has not come
     await asyncio.sleep(0.1)
-    assert rig.calls == ["hold", "loop"]
+    assert rig.calls == ["hold", "loop", "finished"]
     assert rig.gate.late == 0
 
 
@@ -193,25 +206,85 @@ async def test_a_lift_that_overruns_its_instant_is_counted_late() -> None:
     rig.unschedulable("a", at=2.5)
     await rig.settle()
     assert rig.gate.late == 1
-    assert rig.calls == ["hold", "loop"]  # asked for at once: the instant has passed
+    assert rig.calls == ["hold", "loop", "finished"]  # at once: the instant has passed
 
 
-async def test_a_new_pod_while_lifted_ones_wait_for_nodes_asks_for_a_loop_without_a_lift(
+async def test_planned_pods_are_gated_between_moments_and_lifted_again_at_each(
         ) -> None:
     rig = Rig()
+    task = asyncio.create_task(rig.gate.run())
+    try:
+        rig.arrive("a", at=0.0)
+        rig.unschedulable("a", at=2.5)  # lifted: CA's loop plans for it
+        await asyncio.sleep(0.02)
+        assert rig.calls == ["hold", "loop", "finished"]
+        assert rig.patches() == [("p-a", "2500ms"), ("p-a", GATED_DELAY)]
+        rig.now = 9.0  # CA's own loops meanwhile leave a out: no moment of production's
+        await asyncio.sleep(0.02)
+        assert len(rig.patches()) == 2
+        rig.arrive("b", at=10.0)
+        rig.unschedulable("b", at=10.1)  # a moment: b is "very new", a is packed afresh
+        await asyncio.sleep(0.02)
+        assert rig.calls == ["hold", "loop", "finished"] * 2
+        assert rig.lifted() == ["p-a", "p-a"]  # b stays gated until its own age
+        assert rig.gate.relifted == 1
+        assert rig.gate.released == 1
+        rig.gate.gone("a")  # a has its node
+        rig.now = 20.2  # the scan: b is due (10.1 s old), a is not lifted again
+        await asyncio.sleep(0.02)
+        assert rig.lifted() == ["p-a", "p-a", "p-b"]
+        assert rig.regated() == ["p-a", "p-a", "p-b"]
+        assert (rig.gate.relifted, rig.gate.released) == (1, 2)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_pod_bound_while_its_wave_loops_is_not_gated_again() -> None:
+    rig = Rig()
+    finishing = asyncio.Event()
+
+    async def loop_finished() -> bool:
+        await finishing.wait()
+        return True
+    rig.gate._loop_finished = loop_finished
+    for uid in "ab":
+        rig.arrive(uid, at=0.0)
+        rig.unschedulable(uid, at=2.5)
+    await rig.settle()
+    assert sorted(rig.lifted()) == ["p-a", "p-b"]
+    assert rig.gate.releasing()  # the holder keeps the clock until the loop is over
+    rig.gate.gone("a")  # bound on an existing node
+    finishing.set()
+    await rig.settle()
+    assert rig.regated() == ["p-b"]
+    assert not rig.gate.releasing()
+    rig.unschedulable("c-unknown", at=3.0)  # b waits: a moment lifts it again
+    await rig.settle()
+    assert rig.lifted()[-1] == "p-b"
+
+
+async def test_a_failed_lift_of_a_planned_pod_keeps_it_planned() -> None:
+    refuse = [False]
+
+    def answer(method: str, path: str) -> Any:
+        if refuse[0]:
+            return ApiError(code=500, reason="InternalError", message="etcd timeout")
+        return {}
+    rig = Rig(answer=answer)
     rig.arrive("a", at=0.0)
-    rig.unschedulable("a", at=2.5)  # lifted: CA's loop plans for it
+    rig.unschedulable("a", at=2.5)
     await rig.settle()
-    assert rig.calls == ["hold", "loop"]
+    refuse[0] = True
     rig.arrive("b", at=3.0)
-    rig.unschedulable("b", at=3.1)  # "very new", but a waits for a node: CA loops for a
+    rig.unschedulable("b", at=3.0)  # a moment: a's lift again fails
     await rig.settle()
-    assert rig.calls == ["hold", "loop", "loop"]
-    assert rig.lifted() == ["p-a"]  # b stays gated until its own moment
-    assert rig.gate.probes == 1
-    rig.gate.gone("a")  # a has its node
-    rig.arrive("c", at=3.5)
-    rig.unschedulable("c", at=3.6)  # nothing lifted waits: production's loop plans nothing
+    assert "a" in rig.gate._planned
+    assert "a" not in rig.gate._waiting
+    refuse[0] = False
+    rig.arrive("c", at=6.0)
+    rig.unschedulable("c", at=6.1)  # a moment: a again, and b (3.1 s old) with c
     await rig.settle()
-    assert rig.calls == ["hold", "loop", "loop"]
-    assert rig.gate.probes == 1
+    assert sorted(rig.lifted()[-3:]) == ["p-a", "p-b", "p-c"]
+    assert set(rig.gate._planned) == {"a", "b", "c"}
+    assert not rig.gate._waiting

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from simkube.core.kubeapi import ApiError
-from simkube.core.replay_flags import SCALE_UP_DELAY_ANNOTATION
-from simkube.ctrl.scale_up_lifts import GatedPod, delay_until, lift_wave
+from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
+from simkube.ctrl.scale_up_lifts import GatedPod, delay_until, lift_wave, regate_wave
 from tests.unit.core.kubeapi.fakes import ScriptedKube
 
 pytestmark = pytest.mark.unit
@@ -55,3 +55,19 @@ async def test_gone_and_failed_pods_are_told_apart_and_a_slow_lift_is_late() -> 
     assert (lift.gone, lift.failed) == (["g"], ["r"])
     assert lift.spare_s == pytest.approx(-0.05)
     assert lift.late
+
+
+async def test_gating_again_gives_every_pod_the_ten_year_delay_and_tells_gone_ones() -> None:
+    def answer(method: str, path: str) -> Any:
+        if path.endswith("p-gone"):
+            return ApiError(code=404, reason="NotFound", message="gone")
+        if path.endswith("p-refused"):
+            return ApiError(code=500, reason="InternalError", message="etcd timeout")
+        return {}
+    kube = ScriptedKube(answer=answer)
+    pods = {"g": gated("p-gone"), "r": gated("p-refused"), "k": gated("p-kept", created_s=None)}
+    patched = await regate_wave(kube, pods)  # type: ignore[arg-type]
+    delays = {path.rsplit("/", 1)[-1]: body["metadata"]["annotations"][SCALE_UP_DELAY_ANNOTATION]
+              for method, path, body, *_ in kube.requests if method == "PATCH"}
+    assert delays == dict.fromkeys(["p-gone", "p-refused", "p-kept"], GATED_DELAY)
+    assert (patched.gone, patched.failed) == (["g"], ["r"])
