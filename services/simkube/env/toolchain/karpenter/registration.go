@@ -18,6 +18,15 @@ package main
 // provider names the Node "kwok-<NodeClaim>-…", which is how the create finds its launch.
 // That client also creates the Node with its readiness held (readyHeld, as sk-cloudprov's
 // nodes) and lifts it once the ready-after time, in trace time, has passed on the pace.
+//
+// Karpenter's registration copies the NodeClaim's annotations onto its Node (v1.13
+// nodeclaim/lifecycle/registration.go, syncNode, with the karpenter.sh/registered label),
+// and the NodeClaim carries the NodePool template's ready-after, wall time at the speed: a
+// few tens of milliseconds after the create it put that back over the held value, and KWOK
+// made the Node Ready that much wall time later, holds or not (fidelity: nodes registered
+// during a hold turned Ready after 1-4 s of trace instead of 10). So the provider's Create
+// returns the NodeClaim with its readiness held too, which is what the copy then writes, and
+// the lift waits for the registered label, so that the copy cannot come after it.
 
 import (
 	"context"
@@ -53,6 +62,10 @@ const (
 	forgetAfter = time.Hour
 	// readyPatchAttempts bounds the retries of lifting a Node's readiness.
 	readyPatchAttempts = 5
+	// registeredWait bounds (wall time) the wait for Karpenter's registration of a Node
+	// before its readiness is lifted; registeredPoll is how often it looks.
+	registeredWait = 30 * time.Second
+	registeredPoll = 10 * time.Millisecond
 )
 
 type launch struct {
@@ -132,7 +145,24 @@ func (p pacedRegistration) Create(ctx context.Context, claim *v1.NodeClaim) (*v1
 		}
 	}
 	p.registrations.launched(claim.Name, classDelay(class, p.registrations.pace.speed))
-	return p.CloudProvider.Create(ctx, claim)
+	created, err := p.CloudProvider.Create(ctx, claim)
+	if err != nil || created == nil || !pacedReadiness(claim.Annotations) {
+		return created, err
+	}
+	held := created.DeepCopy() // the provider's Node may share the returned maps
+	if held.Annotations == nil {
+		held.Annotations = map[string]string{}
+	}
+	held.Annotations[readyAfterAnnotation] = readyHeld
+	return held, nil
+}
+
+// pacedReadiness tells whether annotations carry a ready-after this build paces (wall
+// time at the speed, not the held value).
+func pacedReadiness(annotations map[string]string) bool {
+	wall, ok := annotations[readyAfterAnnotation]
+	_, err := time.ParseDuration(wall)
+	return ok && err == nil && wall != readyHeld
 }
 
 // registeringClient is the KWOK provider's kube client: it holds back a Node's create until
@@ -149,9 +179,8 @@ func (c registeringClient) Create(ctx context.Context, obj client.Object,
 		return c.Client.Create(ctx, obj, opts...)
 	}
 	c.registrations.await(ctx, node.Name)
-	wall, paced := node.Annotations[readyAfterAnnotation]
-	after, err := time.ParseDuration(wall)
-	paced = paced && err == nil && wall != readyHeld
+	wall := node.Annotations[readyAfterAnnotation]
+	paced := pacedReadiness(node.Annotations)
 	if paced {
 		node.Annotations[readyAfterAnnotation] = readyHeld
 	}
@@ -162,15 +191,17 @@ func (c registeringClient) Create(ctx context.Context, obj client.Object,
 		return err
 	}
 	if paced {
+		after, _ := time.ParseDuration(wall) // read by pacedReadiness
 		trace := time.Duration(float64(after) * c.registrations.pace.speed)
 		go c.makeReady(ctx, node.Name, trace)
 	}
 	return nil
 }
 
-// makeReady lifts a Node's readiness once after (trace time) has passed on the pace.
+// makeReady lifts a Node's readiness once after (trace time) has passed on the pace and
+// Karpenter has registered it.
 func (c registeringClient) makeReady(ctx context.Context, name string, after time.Duration) {
-	if !c.registrations.pace.sleep(after, ctx.Done()) {
+	if !c.registrations.pace.sleep(after, ctx.Done()) || !c.awaitRegistered(ctx, name) {
 		return
 	}
 	patch := client.RawPatch(types.MergePatchType,
@@ -184,6 +215,31 @@ func (c registeringClient) makeReady(ctx context.Context, name string, after tim
 		}
 		log.FromContext(ctx).Error(err, "making a node ready", "node", name, "attempt", attempt)
 		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+	}
+}
+
+// awaitRegistered waits until the Node has Karpenter's registered label (true), is gone or
+// ctx ends (false); after registeredWait it gives up waiting and says true.
+func (c registeringClient) awaitRegistered(ctx context.Context, name string) bool {
+	deadline := time.Now().Add(registeredWait)
+	for {
+		node := &corev1.Node{}
+		err := c.Client.Get(ctx, types.NamespacedName{Name: name}, node)
+		switch {
+		case apierrors.IsNotFound(err):
+			return false
+		case err == nil && node.Labels[v1.NodeRegisteredLabelKey] == "true":
+			return true
+		case time.Now().After(deadline):
+			log.FromContext(ctx).Info("node not registered in time; made ready anyway",
+				"node", name, "waited", registeredWait)
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(registeredPoll):
+		}
 	}
 }
 

@@ -8,8 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/karpenter/kwok/apis/v1alpha1"
+	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 )
 
 func TestClassDelayPrefersTheTraceAnnotation(t *testing.T) {
@@ -77,8 +80,35 @@ func TestAwaitPassesOtherNodes(t *testing.T) {
 	}
 }
 
+func readyAfter(t *testing.T, kube client.Client, name string) string {
+	t.Helper()
+	got := &corev1.Node{}
+	if err := kube.Get(context.Background(), types.NamespacedName{Name: name}, got); err != nil {
+		t.Fatal(err)
+	}
+	return got.Annotations[readyAfterAnnotation]
+}
+
+// register does what Karpenter's registration does to a Node (syncNode): the NodeClaim's
+// annotations over the Node's, and the registered label.
+func register(t *testing.T, kube client.Client, name string, claimAnnotations map[string]string) {
+	t.Helper()
+	node := &corev1.Node{}
+	if err := kube.Get(context.Background(), types.NamespacedName{Name: name}, node); err != nil {
+		t.Fatal(err)
+	}
+	for key, value := range claimAnnotations {
+		node.Annotations[key] = value
+	}
+	node.Labels = map[string]string{v1.NodeRegisteredLabelKey: "true"}
+	if err := kube.Update(context.Background(), node); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // The Node is created with its readiness held, and made ready once its ready-after (wall
-// time at the speed: 20 ms is 200 ms of trace, 20 ms of wall) has passed on the pace.
+// time at the speed: 20 ms is 200 ms of trace, 20 ms of wall) has passed on the pace and
+// Karpenter has registered it.
 func TestTheNodeIsMadeReadyOnThePace(t *testing.T) {
 	kube := fake.NewClientBuilder().Build()
 	c := registeringClient{Client: kube, registrations: newRegistrations(newPace(10))}
@@ -88,18 +118,16 @@ func TestTheNodeIsMadeReadyOnThePace(t *testing.T) {
 	if err := c.Create(ctx, node); err != nil {
 		t.Fatal(err)
 	}
-	read := func() string {
-		got := &corev1.Node{}
-		if err := kube.Get(ctx, types.NamespacedName{Name: node.Name}, got); err != nil {
-			t.Fatal(err)
-		}
-		return got.Annotations[readyAfterAnnotation]
-	}
-	if got := read(); got != readyHeld {
+	if got := readyAfter(t, kube, node.Name); got != readyHeld {
 		t.Fatalf("created with ready-after %q; want it held", got)
 	}
+	time.Sleep(60 * time.Millisecond) // the ready-after has passed: not registered yet
+	if got := readyAfter(t, kube, node.Name); got != readyHeld {
+		t.Fatalf("made ready (%q) before Karpenter registered the node", got)
+	}
+	register(t, kube, node.Name, map[string]string{readyAfterAnnotation: readyHeld})
 	deadline := time.Now().Add(2 * time.Second)
-	for read() != readyNow {
+	for readyAfter(t, kube, node.Name) != readyNow {
 		if time.Now().After(deadline) {
 			t.Fatal("the node was never made ready")
 		}
@@ -108,5 +136,49 @@ func TestTheNodeIsMadeReadyOnThePace(t *testing.T) {
 	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns"}}
 	if err := c.Create(ctx, other); err != nil { // anything else passes through
 		t.Fatal(err)
+	}
+}
+
+// A Node deleted before its registration is not waited for, nor patched.
+func TestAGoneNodeIsNotMadeReady(t *testing.T) {
+	kube := fake.NewClientBuilder().Build()
+	c := registeringClient{Client: kube, registrations: newRegistrations(newPace(10))}
+	start := time.Now()
+	c.makeReady(context.Background(), "kwok-pool-abc-x-1", time.Millisecond)
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("waited %v for a node that is not there", took)
+	}
+}
+
+// launchingProvider stands for the KWOK provider: it returns the NodeClaim it was given,
+// sharing its annotations map as the provider's conversions may.
+type launchingProvider struct{ cloudprovider.CloudProvider }
+
+func (launchingProvider) Create(_ context.Context, claim *v1.NodeClaim) (*v1.NodeClaim, error) {
+	return &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: claim.Name,
+		Annotations: claim.Annotations}}, nil
+}
+
+// The NodeClaim the provider returns (which Karpenter keeps, and copies onto the Node at
+// registration) has its readiness held; the claim the Node is made from keeps its own.
+func TestTheLaunchedClaimCarriesTheHeldReadiness(t *testing.T) {
+	p := pacedRegistration{CloudProvider: launchingProvider{}, kube: fake.NewClientBuilder().Build(),
+		registrations: newRegistrations(newPace(10))}
+	claim := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "pool-abc",
+		Annotations: map[string]string{readyAfterAnnotation: "1s"}}}
+	created, err := p.Create(context.Background(), claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := created.Annotations[readyAfterAnnotation]; got != readyHeld {
+		t.Errorf("the launched claim's ready-after is %q; want it held", got)
+	}
+	if got := claim.Annotations[readyAfterAnnotation]; got != "1s" {
+		t.Errorf("the claim given changed to %q", got)
+	}
+	plain := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "pool-def"}}
+	if created, err = p.Create(context.Background(), plain); err != nil ||
+		created.Annotations[readyAfterAnnotation] != "" {
+		t.Errorf("a claim without a ready-after came back with %v (%v)", created.Annotations, err)
 	}
 }
