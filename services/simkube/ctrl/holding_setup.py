@@ -31,7 +31,7 @@ from simkube.ctrl.holding import Holder
 from simkube.ctrl.owed_pods import OwedPodsWatch
 from simkube.ctrl.readied_nodes import ReadiedNodesWatch
 from simkube.ctrl.scale_up_gate import ScaleUpGate
-from simkube.ctrl.timing import loop_wait_s, scan_interval_s
+from simkube.ctrl.timing import loop_wait_s, provision_time_s, scan_interval_s
 from simkube.ctrl.unschedulable import UnschedulableWatch
 from simkube.gen.simkube.driver.v1 import driver_pb2
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, Hold, holds_data
@@ -132,6 +132,7 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
     loops = ctx.deps.loops
     gate = ScaleUpGate(kube=ctx.deps.kube, clock=ctx.clock.now, scan_s=scan_interval_s(spec),
                        hold=holder.expect, loop=holder.trigger,
+                       planned_for_s=provision_time_s(spec),
                        loop_finished=lambda: next_loop_finished(
                            loops, bound_s=spec.max_hold_s + loop_wait_s(spec)))
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
@@ -160,5 +161,5 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
         log.info("holding ended", run=run, holds=holder.holds, capped=holder.capped,
                  skipped=holder.skipped,
                  held_s=round(holder.held_s, 3), gate_moments=gate.moments,
-                 gate_released=gate.released, gate_relifted=gate.relifted,
+                 gate_released=gate.released, gate_relifted=gate.relifted, gate_let_go=gate.let_go,
                  gate_late=gate.late)

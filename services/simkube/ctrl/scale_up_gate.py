@@ -44,7 +44,10 @@ What this leaves, in trace time: a trigger that comes while production's loop ru
 it (a loop is 0.1-0.3 s), here it does not. New pods due at a moment where planned ones are
 lifted wait for their own age (production's loop would plan for them at once when a planned
 pod is left over). Gating again is a patch per pod after CA's loop has finished, not one
-instant: a CA loop starting within those milliseconds sees part of the wave gated.
+instant: a CA loop starting within those milliseconds sees part of the wave gated. A pod
+still without a node ``planned_for_s`` after its first lift (CA's max-node-provision-time:
+its nodes have come or been given up; a pod no node group fits stays pending for good) is
+left lifted, so such pods do not hold the clock at every moment of a long run.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from simkube.ctrl.scale_up_lifts import LEAD_PER_POD_S, LEAD_S, GatedPod, lift_w
 log = get_logger(__name__)
 AGE_S = 2.0  # CA's unschedulablePodTimeBuffer (30 s for GPU pods is not played)
 POLL_S = 0.005  # wall seconds between looks at the trace clock for the next scan moment
+PLANNED_FOR_S = 900.0  # CA's max-node-provision-time default, trace seconds
 
 
 def gated(pod: dict[str, Any]) -> bool:
@@ -80,12 +84,13 @@ class ScaleUpGate:
     def __init__(self, *, kube: KubeClient, clock: Callable[[], float], scan_s: float,
                  hold: Callable[[], None], loop: Callable[[], None],
                  loop_finished: Callable[[], Awaitable[bool]] = _no_wait,
-                 age_s: float = AGE_S, poll_s: float = POLL_S,
+                 planned_for_s: float = PLANNED_FOR_S, age_s: float = AGE_S, poll_s: float = POLL_S,
                  wall: Callable[[], float] = time.time, lead_s: float = LEAD_S,
                  lead_per_pod_s: float = LEAD_PER_POD_S) -> None:
         self._kube, self._clock, self._scan_s, self._age_s = kube, clock, scan_s, age_s
         self._hold, self._loop, self._poll_s = hold, loop, poll_s
         self._loop_finished = loop_finished  # returns once a CA loop started now has ended
+        self._planned_for_s = planned_for_s
         self._wall, self._lead_s, self._lead_per_pod_s = wall, lead_s, lead_per_pod_s
         self._waiting: dict[str, GatedPod] = {}  # uid -> a gated pod never lifted, no node
         self._released: set[str] = set()  # uids lifted at least once (older events lag)
@@ -98,6 +103,7 @@ class ScaleUpGate:
         self.released = 0  # pods lifted for the first time
         self.relifted = 0  # lifts of pods a loop had seen, gated again since
         self.late = 0  # lifts whose patches were not all in before their instant
+        self.let_go = 0  # planned pods left lifted: still without a node after planned_for_s
 
     def releasing(self) -> bool:
         """A release is under way: the holder keeps the clock held until it is done."""
@@ -153,6 +159,8 @@ class ScaleUpGate:
             return
         self.relifted += len(relifted)
         self._released.update(wave)
+        for pod in wave.values():
+            pod.planned_s = at
         wave.update(relifted)
         self._in_wave.update(wave)
         self._releases += 1
@@ -204,7 +212,14 @@ class ScaleUpGate:
             self._releases -= 1
 
     async def _regate(self, uids: list[str]) -> None:
-        """The wave's pods still without a node: out of CA's scale-up until the next moment."""
+        """The wave's pods still without a node: out of CA's scale-up until the next moment;
+        those planned for longer than ``planned_for_s`` stay lifted, and are let go."""
+        now = self._clock()
+        for uid in uids:
+            pod = self._in_wave.get(uid)
+            if pod is not None and now - (pod.planned_s or now) > self._planned_for_s:
+                del self._in_wave[uid]
+                self.let_go += 1
         pods = {uid: self._in_wave[uid] for uid in uids if uid in self._in_wave}
         if not pods:
             return

@@ -41,6 +41,7 @@ class GatedPod:
     seen_s: float  # trace time the gate first saw the pod
     created_s: float | None  # Unix time of its creationTimestamp
     unschedulable: bool = False
+    planned_s: float | None = None  # trace time of its first lift
 
 
 @dataclass(frozen=True, kw_only=True)

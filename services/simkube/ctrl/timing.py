@@ -50,6 +50,7 @@ BASE_ARGS_ANNOTATION = "simkube.dev/base-args"
 RUN_ANNOTATION = "simkube.dev/run"
 ROLLOUT_TIMEOUT = 180.0
 SCAN_INTERVAL = BY_KEY[f"{Component.CLUSTER_AUTOSCALER.value}.scan-interval"]
+MAX_NODE_PROVISION_TIME = BY_KEY[f"{Component.CLUSTER_AUTOSCALER.value}.max-node-provision-time"]
 
 
 class TimerTarget(Protocol):
@@ -215,6 +216,12 @@ def scan_interval_s(spec: SimulationSpec) -> float:
     """CA's scan interval in trace seconds: the Simulation's, else the replay's default (an
     environment's own is not looked up: this paces the scale-up gate and bounds a hold)."""
     return spec.timers.with_defaults(replay_defaults()).trace_ms(SCAN_INTERVAL) / 1000
+
+
+def provision_time_s(spec: SimulationSpec) -> float:
+    """CA's max-node-provision-time in trace seconds, as ``scan_interval_s`` reads it: by then
+    a node CA bought has come or been given up (it bounds the gate's re-gating)."""
+    return spec.timers.with_defaults(replay_defaults()).trace_ms(MAX_NODE_PROVISION_TIME) / 1000
 
 
 def loop_wait_s(spec: SimulationSpec) -> float:

@@ -288,3 +288,26 @@ async def test_a_failed_lift_of_a_planned_pod_keeps_it_planned() -> None:
     assert sorted(rig.lifted()[-3:]) == ["p-a", "p-b", "p-c"]
     assert set(rig.gate._planned) == {"a", "b", "c"}
     assert not rig.gate._waiting
+
+
+async def test_a_pod_planned_for_longer_than_a_node_takes_is_left_lifted() -> None:
+    rig = Rig()
+    rig.gate._planned_for_s = 30.0  # CA's max-node-provision-time, shortened
+    rig.arrive("a", at=0.0)
+    rig.unschedulable("a", at=2.5)  # planned at 2.5
+    await rig.settle()
+    rig.arrive("b", at=20.0)
+    rig.unschedulable("b", at=20.0)  # 17.5 s on: lifted again, and gated again
+    await rig.settle()
+    assert rig.regated() == ["p-a", "p-a"]
+    rig.arrive("c", at=40.0)
+    rig.unschedulable("c", at=40.0)  # 37.5 s on: lifted, then let go (no node will come)
+    await rig.settle()
+    assert rig.lifted().count("p-a") == 3
+    assert rig.regated().count("p-a") == 2
+    assert rig.gate.let_go == 1
+    assert "a" not in rig.gate._planned
+    rig.arrive("d", at=50.0)
+    rig.unschedulable("d", at=50.0)  # b and c are lifted again; a is not
+    await rig.settle()
+    assert rig.lifted().count("p-a") == 3

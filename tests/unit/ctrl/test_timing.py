@@ -9,7 +9,7 @@ import pytest
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.core.timers import NEVER, replay_defaults
-from simkube.ctrl.timing import loop_wait_s, prepare_timers
+from simkube.ctrl.timing import loop_wait_s, prepare_timers, provision_time_s
 from simkube.simulation.spec import SimulationSpec
 
 pytestmark = pytest.mark.unit
@@ -81,6 +81,11 @@ async def test_a_replays_own_default_applies_unless_asked(timer: str, replay: st
 def test_a_replays_ca_may_take_two_scans_of_wall_time_to_start_a_loop() -> None:
     assert loop_wait_s(spec({})) == 2.0  # production's 10 s scan at speed 10
     assert loop_wait_s(spec({"clusterAutoscaler.scan-interval": 30_000})) == 6.0
+
+
+def test_the_gate_lets_planned_pods_go_after_cas_provision_time_in_trace_time() -> None:
+    assert provision_time_s(spec({})) == 900.0
+    assert provision_time_s(spec({"clusterAutoscaler.max-node-provision-time": 60_000})) == 60.0
 
 
 async def test_a_held_run_whose_ca_skips_the_age_wait_gates_its_pods() -> None:
