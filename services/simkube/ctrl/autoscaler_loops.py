@@ -21,6 +21,10 @@ with ``phase="started"`` and ``phase="finished"``, read as CA's two counters are
 same rule: the pass after the one in progress is the first known to see a pod made pending
 now.
 
+CA's ``cluster_autoscaler_scaled_up_nodes_total`` (summed over its labels) is read beside
+them: production's CA starts its next loop at once after a loop that scaled up
+(``loop/trigger.go``), which the scale-up gate plays (``scale_up_gate.py``).
+
 The page is tens of kilobytes of text read many times a second during a hold, so only the
 counters' lines are looked at, not parsed as a whole.
 """
@@ -43,6 +47,8 @@ _LINE = re.compile(rf"^{COUNT_METRIC}\{{([^}}]*)\}}\s+(\S+)", re.MULTILINE)
 _FUNCTION = re.compile(r'(?:^|,)\s*function="([^"]*)"')
 PASSES_METRIC = "simkube_karpenter_provisioner_passes_total"
 _PASS_LINE = re.compile(rf"^{PASSES_METRIC}\{{([^}}]*)\}}\s+(\S+)", re.MULTILINE)
+SCALED_UP_METRIC = "cluster_autoscaler_scaled_up_nodes_total"
+_SCALED_UP_LINE = re.compile(rf"^{SCALED_UP_METRIC}(?:\{{[^}}]*\}})?\s+(\S+)", re.MULTILINE)
 _PHASE = re.compile(r'(?:^|,)\s*phase="([^"]*)"')
 
 
@@ -68,6 +74,7 @@ class LoopsUnavailableError(Exception):
 class LoopCounts:
     started: int
     finished: int
+    scaled_up: int = 0  # nodes CA has added (0 for Karpenter)
 
     def after_now(self) -> int:
         """The count of finished loops that means a loop started after this reading has
@@ -99,9 +106,13 @@ def parse_loop_counts(text: str) -> LoopCounts:
                           finished=passes.get(PassPhase.FINISHED, 0))
     found = _counts(text, line=_LINE, label=_FUNCTION, metric=COUNT_METRIC,
                     names=(LoopFunction.STARTED, LoopFunction.FINISHED))
+    try:
+        scaled_up = sum(int(float(value)) for value in _SCALED_UP_LINE.findall(text))
+    except ValueError:
+        raise LoopsUnavailableError(f"{SCALED_UP_METRIC} is not a number") from None
     # CA registers the series on the first observation: no loop has finished yet.
     return LoopCounts(started=found.get(LoopFunction.STARTED, 0),
-                      finished=found.get(LoopFunction.FINISHED, 0))
+                      finished=found.get(LoopFunction.FINISHED, 0), scaled_up=scaled_up)
 
 
 class LoopSource(Protocol):
@@ -111,23 +122,24 @@ class LoopSource(Protocol):
 
 
 async def next_loop_finished(loops: LoopSource, *, bound_s: float, poll_s: float = 0.03,
-                             monotonic: Callable[[], float] = time.monotonic) -> bool:
-    """Until a loop that started after this call has finished (True), or ``bound_s`` wall
-    seconds have passed or the counters cannot be read (False). A restart of the autoscaler
-    (its counters fall) ends the wait too: the loop waited for is gone."""
+                             monotonic: Callable[[], float] = time.monotonic
+                             ) -> LoopCounts | None:
+    """Until a loop that started after this call has finished: the counters then; None when
+    ``bound_s`` wall seconds have passed or the counters cannot be read. A restart of the
+    autoscaler (its counters fall) ends the wait too: the loop waited for is gone."""
     deadline = monotonic() + bound_s
     try:
         target = (await loops.read()).after_now()
         last = -1
         while monotonic() < deadline:
-            finished = (await loops.read()).finished
-            if finished >= target or finished < last:
-                return True
-            last = finished
+            counts = await loops.read()
+            if counts.finished >= target or counts.finished < last:
+                return counts
+            last = counts.finished
             await asyncio.sleep(poll_s)
     except LoopsUnavailableError:
-        return False
-    return False
+        return None
+    return None
 
 
 class AutoscalerMetrics:

@@ -25,7 +25,6 @@ from simkube.cloudprov.config import CloudConfig
 from simkube.core.kubeapi import CONFIG_MAPS, ApiError, KubeClient, merge_patch
 from simkube.core.logs import get_logger
 from simkube.core.simtime import BRIEF_HOLD_BOUND_S
-from simkube.ctrl.autoscaler_loops import next_loop_finished
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.holding import Holder
 from simkube.ctrl.owed_pods import OwedPodsWatch
@@ -129,12 +128,10 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
                     max_hold_s=spec.max_hold_s, loop_wait_s=loop_wait_s(spec), warn=warn,
                     on_held=publisher.update if publisher else lambda _hold: None,
                     on_hold=publisher.began if publisher else lambda _hold: None)
-    loops = ctx.deps.loops
     gate = ScaleUpGate(kube=ctx.deps.kube, clock=ctx.clock.now, scan_s=scan_interval_s(spec),
                        hold=holder.expect, loop=holder.trigger,
-                       planned_for_s=provision_time_s(spec),
-                       loop_finished=lambda: next_loop_finished(
-                           loops, bound_s=spec.max_hold_s + loop_wait_s(spec)))
+                       planned_for_s=provision_time_s(spec), loops=ctx.deps.loops,
+                       loop_bound_s=spec.max_hold_s + loop_wait_s(spec))
     watch = UnschedulableWatch(kube=ctx.deps.kube, prefix=spec.namespace_prefix,
                                on_new=gate.turned_unschedulable, on_created=holder.expect,
                                on_seen=gate.seen, on_gone=gate.gone)
@@ -162,4 +159,4 @@ async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
                  skipped=holder.skipped,
                  held_s=round(holder.held_s, 3), gate_moments=gate.moments,
                  gate_released=gate.released, gate_relifted=gate.relifted, gate_let_go=gate.let_go,
-                 gate_late=gate.late)
+                 gate_productive=gate.productive, gate_late=gate.late)

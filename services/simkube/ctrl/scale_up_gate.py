@@ -37,8 +37,12 @@ time, so while it holds the clock (and at speed, while nodes provision) it loops
 where production loops once or twice: fidelity run 20 saw ``small +1`` from such extra loops
 at 10x and 20x where the truth made one plan. Gated between moments, the waiting pods count
 only in the loops production would have made: the replay makes the truth's number of draws.
-A wave that needs two node groups is planned over two loops (CA plans one group a loop), the
-second at the next moment, as production's second loop comes at its next trigger or scan.
+A wave that needs two node groups is planned over two loops (CA plans one group a loop).
+Production's CA starts its next loop at once after a loop that scaled up ("triggered
+immediately after a scale up", ``loop/trigger.go``), so when CA's count of added nodes grew
+over a wave's loop and pods of it still wait, the gate makes the next moment at once (fidelity
+run 21's truth planned ``small +1`` and ``large +1`` 70 ms apart; its replays, whose next
+moment was the scan, 8-28 s apart).
 
 What this leaves, in trace time: a trigger that comes while production's loop runs waits for
 it (a loop is 0.1-0.3 s), here it does not. New pods due at a moment where planned ones are
@@ -54,12 +58,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from simkube.core.kubeapi import KubeClient, unix_s
 from simkube.core.logs import get_logger
 from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
+from simkube.ctrl.autoscaler_loops import (
+    LoopCounts,
+    LoopSource,
+    LoopsUnavailableError,
+    next_loop_finished,
+)
 from simkube.ctrl.scale_up_lifts import LEAD_PER_POD_S, LEAD_S, GatedPod, lift_wave, regate_wave
 
 log = get_logger(__name__)
@@ -74,22 +84,18 @@ def gated(pod: dict[str, Any]) -> bool:
     return annotations.get(SCALE_UP_DELAY_ANNOTATION) == GATED_DELAY
 
 
-async def _no_wait() -> bool:
-    return True
-
-
 class ScaleUpGate:
     """Lifts CA's scale-up gate from waiting pods at production's plan moments."""
 
     def __init__(self, *, kube: KubeClient, clock: Callable[[], float], scan_s: float,
                  hold: Callable[[], None], loop: Callable[[], None],
-                 loop_finished: Callable[[], Awaitable[bool]] = _no_wait,
+                 loops: LoopSource | None = None, loop_bound_s: float = 0.0,
                  planned_for_s: float = PLANNED_FOR_S, age_s: float = AGE_S, poll_s: float = POLL_S,
                  wall: Callable[[], float] = time.time, lead_s: float = LEAD_S,
                  lead_per_pod_s: float = LEAD_PER_POD_S) -> None:
         self._kube, self._clock, self._scan_s, self._age_s = kube, clock, scan_s, age_s
         self._hold, self._loop, self._poll_s = hold, loop, poll_s
-        self._loop_finished = loop_finished  # returns once a CA loop started now has ended
+        self._loops, self._loop_bound_s = loops, loop_bound_s  # None: nothing waited for
         self._planned_for_s = planned_for_s
         self._wall, self._lead_s, self._lead_per_pod_s = wall, lead_s, lead_per_pod_s
         self._waiting: dict[str, GatedPod] = {}  # uid -> a gated pod never lifted, no node
@@ -104,6 +110,7 @@ class ScaleUpGate:
         self.relifted = 0  # lifts of pods a loop had seen, gated again since
         self.late = 0  # lifts whose patches were not all in before their instant
         self.let_go = 0  # planned pods left lifted: still without a node after planned_for_s
+        self.productive = 0  # moments made at once after a wave's loop scaled up
 
     def releasing(self) -> bool:
         """A release is under way: the holder keeps the clock held until it is done."""
@@ -184,6 +191,7 @@ class ScaleUpGate:
     async def _release(self, pods: dict[str, GatedPod], *, relifted: set[str],
                        at: float) -> None:
         try:
+            before = await self._counts()
             lift = await lift_wave(self._kube, pods, wall=self._wall, lead_s=self._lead_s,
                                    lead_per_pod_s=self._lead_per_pod_s)
             for uid in lift.gone:
@@ -206,10 +214,28 @@ class ScaleUpGate:
                      spare_ms=round(lift.spare_s * 1000))
             await asyncio.sleep(max(0.0, lift.spare_s))
             self._loop()  # a CA loop that starts from now on sees them all
-            await self._loop_finished()
+            after = await self._loop_finished()
             await self._regate([uid for uid in pods if uid not in lift.failed])
+            if (before is not None and after is not None and after.scaled_up > before.scaled_up
+                    and any(uid in self._planned for uid in pods)):
+                self.productive += 1  # production's CA loops again at once
+                self._moment(self._clock())
         finally:
             self._releases -= 1
+
+    async def _counts(self) -> LoopCounts | None:
+        if self._loops is None:
+            return None
+        try:
+            return await self._loops.read()
+        except LoopsUnavailableError:
+            return None
+
+    async def _loop_finished(self) -> LoopCounts | None:
+        """Once a CA loop started from now on has finished: CA's counters then."""
+        if self._loops is None:
+            return None
+        return await next_loop_finished(self._loops, bound_s=self._loop_bound_s)
 
     async def _regate(self, uids: list[str]) -> None:
         """The wave's pods still without a node: out of CA's scale-up until the next moment;

@@ -30,6 +30,17 @@ def test_the_two_counters_are_read_and_the_rest_ignored() -> None:
     assert parse_loop_counts(PAGE) == LoopCounts(started=42, finished=41)
 
 
+def test_the_nodes_ca_added_are_summed_over_their_labels() -> None:
+    page = PAGE + ('cluster_autoscaler_scaled_up_nodes_total{gpu_resource_name="",gpu_name="",'
+                   'dra_drivers=""} 5\n'
+                   'cluster_autoscaler_scaled_up_nodes_total{gpu_resource_name="nvidia.com/gpu",'
+                   'gpu_name="a100",dra_drivers=""} 2\n'
+                   'cluster_autoscaler_scaled_up_gpu_nodes_total{gpu_name="a100"} 2\n')
+    assert parse_loop_counts(page) == LoopCounts(started=42, finished=41, scaled_up=7)
+    with pytest.raises(LoopsUnavailableError, match="scaled_up_nodes_total"):
+        parse_loop_counts("cluster_autoscaler_scaled_up_nodes_total NaNa\n")
+
+
 def test_a_fresh_autoscaler_has_counted_nothing() -> None:
     assert parse_loop_counts("cluster_autoscaler_nodes_count 3\n") == LoopCounts(
         started=0, finished=0)
@@ -108,7 +119,7 @@ def counts(finished: int) -> LoopCounts:
 
 async def test_the_wait_ends_when_a_loop_started_after_it_has_finished() -> None:
     loops = ScriptedLoops(counts(5), counts(5), counts(6), counts(7))  # 7 = 5 + 2
-    assert await next_loop_finished(loops, bound_s=5.0, poll_s=0.0)
+    assert await next_loop_finished(loops, bound_s=5.0, poll_s=0.0) == counts(7)
     assert loops.reads == 4
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from simkube.core.kubeapi import ApiError
 from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
+from simkube.ctrl.autoscaler_loops import LoopCounts
 from simkube.ctrl.scale_up_gate import ScaleUpGate, gated
 from tests.unit.core.kubeapi.fakes import ScriptedKube
 
@@ -25,6 +26,26 @@ def pod(uid: str, *, gate: bool = True, created: str = CREATED) -> dict[str, Any
                          "creationTimestamp": created, "annotations": annotations}}
 
 
+class FakeLoops:
+    """CA's counters: each read finds two more loops finished (so a wait for the next loop
+    ends at its second read) and the nodes added so far; from read ``pause_at`` on, reads
+    wait while ``paused`` is clear."""
+
+    def __init__(self) -> None:
+        self.finished = 0
+        self.scaled_up = 0
+        self.reads = 0
+        self.pause_at: int | None = None
+        self.paused = asyncio.Event()
+
+    async def read(self) -> LoopCounts:
+        self.reads += 1
+        if self.pause_at is not None and self.reads >= self.pause_at:
+            await self.paused.wait()
+        self.finished += 2
+        return LoopCounts(started=0, finished=self.finished, scaled_up=self.scaled_up)
+
+
 class Rig:
     """A gate on a trace clock the test moves, recording holds, loops and patches."""
 
@@ -34,17 +55,15 @@ class Rig:
         self.wall = CREATED_S + 2.5
         self.kube = ScriptedKube(answer=answer)
         self.calls: list[str] = []
+        self.loops = FakeLoops()
         self.gate = ScaleUpGate(kube=self.kube,  # type: ignore[arg-type]
                                 clock=lambda: self.now, scan_s=10.0,
                                 hold=lambda: self.calls.append("hold"),
                                 loop=lambda: self.calls.append("loop"),
-                                loop_finished=self.loop_finished,
+                                loops=self.loops, loop_bound_s=5.0,
                                 wall=lambda: self.wall, lead_s=lead_s,
                                 lead_per_pod_s=lead_per_pod_s)
 
-    async def loop_finished(self) -> bool:
-        self.calls.append("finished")
-        return True
 
     def arrive(self, uid: str, *, at: float, gate: bool = True) -> None:
         self.now = at
@@ -95,7 +114,7 @@ async def test_a_wave_after_two_seconds_releases_every_waiting_pod() -> None:
     rig.arrive("c", at=30.0)
     rig.unschedulable("c", at=30.2)  # a's 3.1 s old: production plans for a, b and c
     await rig.settle()
-    assert rig.calls == ["hold", "loop", "finished"]
+    assert rig.calls == ["hold", "loop"]
     assert sorted(rig.lifted()) == ["p-a", "p-b", "p-c"]
     assert sorted(rig.regated()) == ["p-a", "p-b", "p-c"]  # after the loop, no node yet
     body = rig.kube.requests[0][2]
@@ -158,7 +177,7 @@ async def test_a_pod_gone_before_its_release_is_skipped_quietly() -> None:
     rig.arrive("b", at=2.6)
     rig.unschedulable("b", at=2.7)
     await rig.settle()
-    assert rig.calls == ["hold", "loop", "finished"]
+    assert rig.calls == ["hold", "loop"]
     assert not rig.gate.releasing()
     assert rig.lifted() == ["p-a"]  # a is gone, so b is the oldest and "very new"
     assert rig.regated() == []  # and not gated again
@@ -193,7 +212,7 @@ async def test_a_wave_s_delays_all_end_at_one_instant_and_the_loop_is_asked_for_
     assert rig.delays() == {"p-a": "4570ms", "p-b": "2570ms"}
     assert rig.calls == ["hold"]  # the instant has not come
     await asyncio.sleep(0.1)
-    assert rig.calls == ["hold", "loop", "finished"]
+    assert rig.calls == ["hold", "loop"]
     assert rig.gate.late == 0
 
 
@@ -206,7 +225,7 @@ async def test_a_lift_that_overruns_its_instant_is_counted_late() -> None:
     rig.unschedulable("a", at=2.5)
     await rig.settle()
     assert rig.gate.late == 1
-    assert rig.calls == ["hold", "loop", "finished"]  # at once: the instant has passed
+    assert rig.calls == ["hold", "loop"]  # at once: the instant has passed
 
 
 async def test_planned_pods_are_gated_between_moments_and_lifted_again_at_each(
@@ -217,7 +236,7 @@ async def test_planned_pods_are_gated_between_moments_and_lifted_again_at_each(
         rig.arrive("a", at=0.0)
         rig.unschedulable("a", at=2.5)  # lifted: CA's loop plans for it
         await asyncio.sleep(0.02)
-        assert rig.calls == ["hold", "loop", "finished"]
+        assert rig.calls == ["hold", "loop"]
         assert rig.patches() == [("p-a", "2500ms"), ("p-a", GATED_DELAY)]
         rig.now = 9.0  # CA's own loops meanwhile leave a out: no moment of production's
         await asyncio.sleep(0.02)
@@ -225,7 +244,7 @@ async def test_planned_pods_are_gated_between_moments_and_lifted_again_at_each(
         rig.arrive("b", at=10.0)
         rig.unschedulable("b", at=10.1)  # a moment: b is "very new", a is packed afresh
         await asyncio.sleep(0.02)
-        assert rig.calls == ["hold", "loop", "finished"] * 2
+        assert rig.calls == ["hold", "loop"] * 2
         assert rig.lifted() == ["p-a", "p-a"]  # b stays gated until its own age
         assert rig.gate.relifted == 1
         assert rig.gate.released == 1
@@ -242,20 +261,16 @@ async def test_planned_pods_are_gated_between_moments_and_lifted_again_at_each(
 
 async def test_a_pod_bound_while_its_wave_loops_is_not_gated_again() -> None:
     rig = Rig()
-    finishing = asyncio.Event()
-
-    async def loop_finished() -> bool:
-        await finishing.wait()
-        return True
-    rig.gate._loop_finished = loop_finished
+    rig.loops.pause_at = 3  # before the lift, the loop's target: CA's loop is not over
     for uid in "ab":
         rig.arrive(uid, at=0.0)
-        rig.unschedulable(uid, at=2.5)
+    rig.unschedulable("a", at=1.0)  # "very new"
+    rig.unschedulable("b", at=2.5)  # one wave: a and b
     await rig.settle()
     assert sorted(rig.lifted()) == ["p-a", "p-b"]
     assert rig.gate.releasing()  # the holder keeps the clock until the loop is over
     rig.gate.gone("a")  # bound on an existing node
-    finishing.set()
+    rig.loops.paused.set()
     await rig.settle()
     assert rig.regated() == ["p-b"]
     assert not rig.gate.releasing()
@@ -311,3 +326,25 @@ async def test_a_pod_planned_for_longer_than_a_node_takes_is_left_lifted() -> No
     rig.unschedulable("d", at=50.0)  # b and c are lifted again; a is not
     await rig.settle()
     assert rig.lifted().count("p-a") == 3
+
+
+async def test_a_wave_whose_loop_scaled_up_makes_the_next_moment_at_once() -> None:
+    """Production's CA loops again at once after a loop that added nodes: a wave needing
+    two groups gets its second plan then, not a scan later."""
+    rig = Rig()
+    rig.loops.scaled_up = 3
+    rig.arrive("a", at=0.0)
+    rig.arrive("b", at=0.0)
+    rig.unschedulable("a", at=1.0)
+    rig.loops.pause_at = 3
+    rig.unschedulable("b", at=2.5)  # the wave
+    await rig.settle()
+    rig.loops.scaled_up = 5  # CA's loop planned large +2
+    rig.loops.paused.set()
+    await rig.settle()
+    assert rig.gate.productive == 1
+    assert rig.lifted().count("p-a") == 2  # lifted again at once, with no trigger or scan
+    assert rig.gate.relifted == 2
+    await rig.settle()
+    assert rig.gate.productive == 1  # that loop added nothing: production waits for a trigger
+    assert rig.lifted().count("p-a") == 2
