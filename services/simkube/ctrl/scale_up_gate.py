@@ -1,57 +1,35 @@
 """Production's pod-age wait, played on a held run's trace clock: when CA may plan for a pod.
 
 CA 1.36 plans nothing in a loop whose unschedulable pods are all younger than 2 s
-(``unschedulablePodTimeBuffer``: "Unschedulable pods are very new, waiting one iteration").
-With frequent loops (production's default) a loop starts when a pod turns unschedulable, and
-otherwise one scan interval after the previous loop. So production plans for waiting pods at
-the first loop at least 2 s after the oldest of them arrived: pods arriving in waves are
-planned wave by wave, 2-3 s after the first; pods arriving at once are planned whole, a scan
-after them. A run faster than real time cannot keep that wait on CA's wall clock (2·speed s
-of trace), so its CA bypasses it (``core/replay_flags.py``) and would plan at the pods' own
-trace time, whenever its own wall-clock loop comes.
+(``unschedulablePodTimeBuffer``). With frequent loops (production's default) a loop starts
+when a pod turns unschedulable, at once after a loop that scaled up, and otherwise a scan
+interval after the previous one: pods arriving in waves are planned wave by wave, 2-3 s
+after the first; pods arriving at once, a scan after them. A run faster than real time
+cannot keep that wait on CA's wall clock, so its CA bypasses it (``core/replay_flags.py``).
 
-So the driver gives every pod of such a run CA's ``pod-scale-up-delay`` annotation (ten
-years: CA leaves the pod out of scale-up) and this gate plays production's loop schedule in
-trace time. A loop moment comes when a gated pod turns unschedulable, and one scan interval
-after the previous moment. At a moment whose oldest unschedulable gated pod was seen at least
-``AGE_S`` of trace earlier, the gate holds the clock, lifts the annotation from every
-unschedulable gated pod, and asks the holder for a CA loop that started after that: CA plans
-for exactly the pods production's loop would have seen. CA's own loops go on for scale-down.
-A pod without the annotation (a run that does not gate) is left to the holder as before.
+Instead the driver gives every pod CA's ``pod-scale-up-delay`` annotation (ten years: out of
+scale-up), and this gate plays production's loop moments in trace time: when a gated pod
+turns unschedulable, a scan interval after the previous moment, and at once after a moment
+whose CA loop added nodes (CA's ``scaled_up_nodes_total``) while pods of it still wait. At a
+moment whose oldest never-lifted unschedulable pod was seen ``AGE_S`` earlier, the gate holds
+the clock, lifts the annotation from those pods at one wall instant (``scale_up_lifts.py``,
+so no CA loop sees part of a wave) and asks the holder for a CA loop that started after it.
 
-The wave's pods are lifted so that no CA loop sees part of it (``scale_up_lifts.py``); the
-holder then waits for a loop that saw all of it.
+Once that loop has seen a wave, its pods still without a node are gated again and lifted
+again at every later moment (``planned``): CA packs pending pods onto upcoming nodes afresh
+each loop, in no set order, and a packing that leaves one over buys another node. A replay's
+CA loops every scan interval of *wall* time, many times per production loop while the clock
+is held, so without this it drew more packings than production and bought nodes production
+did not. A pod still without a node ``planned_for_s`` after its first plan (CA's
+max-node-provision-time) is left lifted: no node is coming for it.
 
-Production's "oldest" is that of the pods its loop still has to help once it has packed
-the unschedulable ones onto existing and upcoming nodes (highest priority first, equal
-priorities in no set order), which can leave an older pending pod in and plan a burst at once
-(runs 15-17a's truths did); the gate counts only pods never lifted. Counting every lifted pod
-still without a node too was tried (3b581fa, fidelity run 17: 10x within 1.2 %) and taken
-out: the autoscaler tier's waves then planned before their speed-1 replay (19.9 % at 10x).
-
-Once a loop has seen a wave, its pods still without a node are gated again until the next
-moment, where they are lifted with whatever else is due (``planned``). Production's loops
-pack the pods waiting for upcoming nodes afresh each time, in no set order, and a packing
-that leaves one over plans another node; a replay's CA loops every scan interval of *wall*
-time, so while it holds the clock (and at speed, while nodes provision) it loops many times
-where production loops once or twice: fidelity run 20 saw ``small +1`` from such extra loops
-at 10x and 20x where the truth made one plan. Gated between moments, the waiting pods count
-only in the loops production would have made: the replay makes the truth's number of draws.
-A wave that needs two node groups is planned over two loops (CA plans one group a loop).
-Production's CA starts its next loop at once after a loop that scaled up ("triggered
-immediately after a scale up", ``loop/trigger.go``), so when CA's count of added nodes grew
-over a wave's loop and pods of it still wait, the gate makes the next moment at once (fidelity
-run 21's truth planned ``small +1`` and ``large +1`` 70 ms apart; its replays, whose next
-moment was the scan, 8-28 s apart).
-
-What this leaves, in trace time: a trigger that comes while production's loop runs waits for
-it (a loop is 0.1-0.3 s), here it does not. New pods due at a moment where planned ones are
-lifted wait for their own age (production's loop would plan for them at once when a planned
-pod is left over). Gating again is a patch per pod after CA's loop has finished, not one
-instant: a CA loop starting within those milliseconds sees part of the wave gated. A pod
-still without a node ``planned_for_s`` after its first lift (CA's max-node-provision-time:
-its nodes have come or been given up; a pod no node group fits stays pending for good) is
-left lifted, so such pods do not hold the clock at every moment of a long run.
+What this leaves, in trace time (docs/simulated-time.md has the measurements): a trigger
+during production's loop waits for that loop (0.1-0.3 s), here it does not; new pods due at
+a moment where planned ones are lifted wait for their own age, where production's loop
+plans for them at once if a planned pod is left over; gating again is a patch per pod right
+after a loop, not one instant, so a CA loop starting within those milliseconds sees part of
+the wave gated; production counts as "oldest" only pods its loop cannot fit on upcoming
+nodes, the gate only pods never lifted.
 """
 
 from __future__ import annotations
