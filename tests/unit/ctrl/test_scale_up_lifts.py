@@ -38,16 +38,21 @@ async def test_every_pod_of_a_wave_is_delayed_to_one_instant() -> None:
     assert not lift.late
 
 
+def gone_or_refused(path: str) -> Any:
+    """The API server's answer to a patch of ``p-gone`` (404), ``p-refused`` (500), else {}."""
+    if path.endswith("p-gone"):
+        return ApiError(code=404, reason="NotFound", message="gone")
+    if path.endswith("p-refused"):
+        return ApiError(code=500, reason="InternalError", message="etcd timeout")
+    return {}
+
+
 async def test_gone_and_failed_pods_are_told_apart_and_a_slow_lift_is_late() -> None:
     now = [200.0]
 
     def answer(method: str, path: str) -> Any:
         now[0] += 0.05  # each patch takes 50 ms
-        if path.endswith("p-gone"):
-            return ApiError(code=404, reason="NotFound", message="gone")
-        if path.endswith("p-refused"):
-            return ApiError(code=500, reason="InternalError", message="etcd timeout")
-        return {}
+        return gone_or_refused(path)
     kube = ScriptedKube(answer=answer)
     pods = {"g": gated("p-gone"), "r": gated("p-refused"), "k": gated("p-kept")}
     lift = await lift_wave(kube, pods, wall=lambda: now[0],  # type: ignore[arg-type]
@@ -58,13 +63,7 @@ async def test_gone_and_failed_pods_are_told_apart_and_a_slow_lift_is_late() -> 
 
 
 async def test_gating_again_gives_every_pod_the_ten_year_delay_and_tells_gone_ones() -> None:
-    def answer(method: str, path: str) -> Any:
-        if path.endswith("p-gone"):
-            return ApiError(code=404, reason="NotFound", message="gone")
-        if path.endswith("p-refused"):
-            return ApiError(code=500, reason="InternalError", message="etcd timeout")
-        return {}
-    kube = ScriptedKube(answer=answer)
+    kube = ScriptedKube(answer=lambda _method, path: gone_or_refused(path))
     pods = {"g": gated("p-gone"), "r": gated("p-refused"), "k": gated("p-kept", created_s=None)}
     patched = await regate_wave(kube, pods)  # type: ignore[arg-type]
     delays = {path.rsplit("/", 1)[-1]: body["metadata"]["annotations"][SCALE_UP_DELAY_ANNOTATION]
