@@ -23,9 +23,10 @@ import asyncio
 import contextlib
 from typing import Any
 
+from simkube.core.errors import SimkubeError
 from simkube.core.kubeapi import ApiError
 from simkube.core.logs import get_logger
-from simkube.ctrl import nodegroups, preparing, reattaching
+from simkube.ctrl import preparing, reattaching
 from simkube.ctrl.context import Deps, SimulationContext
 from simkube.ctrl.driving import STATE
 from simkube.ctrl.leasing import keep_renewed
@@ -87,9 +88,13 @@ class SimulationRun:
             await self._run_all()
         except SimulationFailedError as exc:
             await self._finish(failure=exc.message)
-        except (ApiError, OSError, ValueError, nodegroups.NodeGroupError) as exc:
+        except (ApiError, OSError, ValueError, SimkubeError) as exc:
             log.exception("simulation failed", simulation=self.name)
             await self._finish(failure=f"sk-ctrl could not go on: {exc}")
+        except Exception as exc:  # a bug: the status must still say so, not stay Initializing
+            log.exception("simulation failed on an unexpected error", simulation=self.name)
+            await self._finish(failure=f"sk-ctrl hit an unexpected error ({type(exc).__name__}): "
+                                       f"{exc}; its log has the traceback")
         finally:
             renewer.cancel()
 

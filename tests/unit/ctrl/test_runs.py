@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from simkube.core.errors import EnvironmentStateError
+from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.ctrl.running import LOST_RUNS_REPLAYED
 from simkube.ctrl.runs import SimulationRun
 from tests.support.fake_api import FakeApi
@@ -200,3 +202,46 @@ async def test_update_reaches_the_context(tmp_path: Path) -> None:
     assert run.simulation is newer
     assert run.ctx.changed.is_set()
     assert (run.name, run.done) == ("shop", False)
+
+
+class FailingTarget:
+    """A timer target whose restart fails the way the environment's supervisor can."""
+
+    description = "failing target"
+
+    def __init__(self, error: Exception) -> None:
+        self.error, self.restored = error, 0
+
+    async def environment_timers(self) -> dict[str, int]:
+        return {}
+
+    async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
+                    run_configmap: str = "") -> None:
+        raise self.error
+
+    async def skips_age_wait(self, *, scale: TimeScale) -> bool:
+        return False
+
+    async def restore(self) -> None:
+        self.restored += 1
+
+
+@pytest.mark.parametrize(("error", "message"), [
+    (EnvironmentStateError("kube-scheduler did not become healthy after its restart"),
+     "sk-ctrl could not go on: kube-scheduler did not become healthy after its restart"),
+    (RuntimeError("boom"),
+     "sk-ctrl hit an unexpected error (RuntimeError): boom; its log has the traceback"),
+])
+async def test_a_failed_restart_fails_the_simulation_instead_of_leaving_it_initializing(
+        tmp_path: Path, error: Exception, message: str) -> None:
+    api, driver = FakeApi(), FakeDriver()
+    target = FailingTarget(error)
+    run = SimulationRun(deps=deps(api, driver, tmp_path, timer_target=target),
+                        simulation=simulation(spec={"speed": 50}))
+    run.start()
+    status = await finished(run)
+    assert status["state"] == "Failed"
+    assert status["message"] == message
+    assert driver.started == []  # never started in sk-driver
+    assert target.restored == 1  # the environment's own timers back
+    assert reasons(api)[-1] == "Failed"
