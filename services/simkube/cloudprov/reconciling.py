@@ -138,8 +138,11 @@ class Reconciler:
         if pod.name in state.failed:
             return  # a stockout stays failed until Cluster Autoscaler deletes the instance
         spec = self._config.groups[group]
-        nodes = sum(1 for n in state.nodes.values() if not n.terminating)
-        nodes += sum(1 for g, _ in self._creating if g == group)
+        # One count per instance: a Node the index has already seen may still be in
+        # _creating until its own check runs, and counting it twice made a baseline
+        # instance wait a provisioning delay (a minute after `env up`).
+        nodes = len({n.name for n in state.nodes.values() if not n.terminating}
+                    | {name for g, name in self._creating if g == group})
         baseline = nodes < spec.min_size  # the group's minimum is there from the start
         if not baseline and self._waits(
                 group, pod.name, since=pod.created,

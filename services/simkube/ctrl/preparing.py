@@ -9,6 +9,8 @@ the run would otherwise start from wherever the last one left the cluster.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from simkube.cloudprov.config import CloudConfig
 from simkube.ctrl import nodegroups
 from simkube.ctrl.context import SimulationContext
@@ -29,18 +31,26 @@ async def node_groups(ctx: SimulationContext, spec: SimulationSpec) -> CloudConf
         raise SimulationFailedError(f"node groups {reference}: {exc}") from None
 
 
+async def _quiet(doing: str) -> None:
+    return None
+
+
 async def prepare(ctx: SimulationContext, *, spec: SimulationSpec, config: CloudConfig | None,
-                  number: int, name: str) -> bool:
+                  number: int, name: str,
+                  step: Callable[[str], Awaitable[None]] = _quiet) -> bool:
     """Run ``number`` (driver run ``name``): groups reset, then timers in place and in status.
     True when the run's pods are to carry CA's scale-up gate (``scale_up_gate.py``).
+    ``step`` hears what is being done, for the status.
 
     The reset comes first: putting the timers in place restarts CA, and a CA started before
     the reset would keep the removed instances in its two-minute instance cache."""
     if config is not None and spec.reset_node_groups:
+        await step("resetting the node groups to their minimum")
         try:
             await nodegroups.reset(ctx.deps.kube, config)
         except nodegroups.NodeGroupError as exc:
             raise SimulationFailedError(exc.message) from None
+    await step("restarting components with the run's timers")
     timers = await prepare_timers(ctx.deps.kube, target=ctx.deps.timer_target, spec=spec,
                                   config=config, run=name,
                                   holding=holding_status(ctx, spec)[0])

@@ -74,11 +74,10 @@ class RunReport:
         await self.ctx.emit("Initializing", f"preparing run {number} of {repetitions}")
         return entry
 
-    async def starting(self, entry: RunEntry, *, repetitions: int) -> None:
-        """Prepared (timers in place, groups reset): now being started in sk-driver; a
-        status stuck here points at the driver rather than at the restarts."""
-        await self.write(message=f"preparing run {entry.run} of {repetitions}: "
-                                 "starting it in sk-driver")
+    async def step(self, entry: RunEntry, *, repetitions: int, doing: str) -> None:
+        """What the preparation of ``entry`` is doing now (groups reset, components
+        restarted, started in sk-driver), so a status stuck there says where."""
+        await self.write(message=f"preparing run {entry.run} of {repetitions}: {doing}")
 
     async def running(self, entry: RunEntry, *, repetitions: int) -> None:
         entry.state = State.RUNNING.value

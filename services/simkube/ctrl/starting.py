@@ -34,8 +34,12 @@ async def start_run(ctx: SimulationContext, report: RunReport, *, number: int,
     runs = report.planned(spec.repetitions)
     entry = await report.begin(number=number, repetitions=runs,
                                run_dir=simulation_dir / f"run-{number}")
-    gated = await preparing.prepare(ctx, spec=spec, config=config, number=number, name=name)
-    await report.starting(entry, repetitions=runs)
+
+    async def step(doing: str) -> None:
+        await report.step(entry, repetitions=runs, doing=doing)
+    gated = await preparing.prepare(ctx, spec=spec, config=config, number=number, name=name,
+                                    step=step)
+    await step("starting it in sk-driver")  # stuck here: the driver, not the restarts
     retrier = ctx.deps.retrier()
     holds = holding_status(ctx, spec)[0]  # and so sk-driver holds for work making pods
     try:

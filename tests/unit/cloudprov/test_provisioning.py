@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -271,3 +272,44 @@ async def test_readiness_counts_from_when_the_node_was_due_not_from_a_late_creat
     assert late >= 0.1  # three failed creates, 50 ms apart
     assert readied - requested >= 1.15  # 0.2 s delay + 1 s readyAfter ...
     assert readied - requested < 1.2 + late  # ... not pushed back by the late create
+
+
+class SlowAnswers(FakeCluster):
+    """The watch shows a created Node before the create call's answer arrives, as the API
+    server's watch often does: the answer comes ``lag`` seconds after the echo."""
+
+    lag = 0.2
+
+    async def request(self, method: str, path: str, *, body: Any = None,
+                      query: Any = None, content_type: Any = None) -> dict[str, Any]:
+        answer = await super().request(method, path, body=body, query=query,
+                                       content_type=content_type)
+        if method == "POST" and path == "/api/v1/nodes":
+            await asyncio.sleep(self.lag)
+        return answer
+
+
+async def test_a_baseline_instance_whose_sibling_is_being_answered_comes_at_once() -> None:
+    """minSize 2: the second baseline instance must not be taken for a scale-up because the
+    first one's Node is in the index while its create call is still in flight (it waited a
+    provisioning delay, a minute after `env up`, and a Simulation started then waited for
+    its node-group reset)."""
+    config = make_config(TIMED.replace("minSize: 1", "minSize: 2"))
+    cluster = SlowAnswers(ClusterIndex(groups=config.groups))
+    cluster.deployment(config, "small", 0)
+    cluster.deployment(config, "scarce", 0)
+    task = asyncio.create_task(Reconciler(api=cluster, index=cluster.index, config=config,
+                                          current=CurrentRun(), retry=0.05).run())
+    try:
+        nodes = cluster.index.groups["small"].nodes
+        cluster.pod("small", "first")
+        assert await cluster.index.wait_until(lambda: "first" in nodes, timeout=0.3)
+        started = time.monotonic()
+        cluster.pod("small", "second")  # while the first Node's create is being answered
+        assert await cluster.index.wait_until(lambda: "second" in nodes, timeout=1)
+        assert time.monotonic() - started < 0.3  # not the 400 ms delay
+        assert "simkube.dev/ready-after" not in \
+            cluster.objects["/api/v1/nodes/second"]["metadata"]["annotations"]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

@@ -77,8 +77,15 @@ async def test_prepare_scales_timers_and_resets_the_groups(tmp_path: Path) -> No
                   timer_target=target, sim=simulation(spec={"speed": 10}))
     spec = ctx.spec()
     config = await preparing.node_groups(ctx, spec)
-    gated = await preparing.prepare(ctx, spec=spec, config=config, number=1, name="shop-r1")
+    steps: list[str] = []
+
+    async def step(doing: str) -> None:
+        steps.append(doing)
+    gated = await preparing.prepare(ctx, spec=spec, config=config, number=1, name="shop-r1",
+                                    step=step)
     assert gated is False  # no autoscaler metrics: the run does not hold, so nothing gates
+    assert steps == ["resetting the node groups to their minimum",
+                     "restarting components with the run's timers"]
     assert target.applied == [(10.0, "shop-r1")]
     # Where the run's holds go, for an autoscaler that follows them (Karpenter's clocks).
     assert target.run_configmap == "sk-cloudprov/simkube-run-timescale"

@@ -36,7 +36,10 @@ async def test_a_run_is_prepared_then_started(tmp_path: Path) -> None:
     assert entry.results_dir == str(tmp_path / "results" / "shop" / "run-2")
     assert [(name, spec.repetitions) for name, spec in driver.started] == [("shop-r2", 2)]
     assert reasons(api) == ["Initializing", "RunStarted"]
-    *_, prepared, starting = status_writes(api)
+    *_, restarting, prepared, starting = status_writes(api)
+    # Each step of the preparation in the status, so one stuck there says where.
+    assert restarting["message"] == ("preparing run 2 of 2: restarting components with the "
+                                     "run's timers")
     assert "timers" in prepared  # prepared before the driver was asked, and the status says
     assert starting["message"] == "preparing run 2 of 2: starting it in sk-driver"
     assert counter(ctx.deps.metrics, "simkube_ctrl_runs_started_total") == 1
