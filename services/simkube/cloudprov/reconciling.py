@@ -58,6 +58,7 @@ class Reconciler:
         self._dirty: set[tuple[str, str]] = set()
         self._wake = asyncio.Event()
         self._busy: set[tuple[str, str]] = set()  # requests in flight, by (group, name)
+        self._deferred: set[tuple[str, str]] = set()  # checks skipped while busy
         self._reserved: dict[str, str] = {}  # Node name -> pod CIDR, until the index has it
         self._reserved_cidrs: set[str] = set()
         self._cursor = 0
@@ -114,6 +115,7 @@ class Reconciler:
     def _check(self, group: str, name: str) -> None:
         state = self._index.groups[group]
         if (group, name) in self._busy:
+            self._deferred.add((group, name))  # looked at again once the call is answered
             return
         if not name:
             if state.replicas is None:
@@ -234,6 +236,9 @@ class Reconciler:
                 self._creating.discard(key)
             finally:
                 self._busy.discard(key)
+                if key in self._deferred:  # the watch showed a change while we waited
+                    self._deferred.discard(key)
+                    self.mark(group, name)
         task = asyncio.create_task(guarded())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -313,3 +313,28 @@ async def test_a_baseline_instance_whose_sibling_is_being_answered_comes_at_once
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_node_seen_before_its_create_is_answered_still_gets_ready() -> None:
+    """The watch's echo of a new Node came while its create call was in flight, so its
+    check was skipped; it is looked at again once the call is answered, which schedules its
+    readiness (else only the next resync, 30 s of wall time, would)."""
+    config = make_config(TIMED.replace("{delay: 400ms, readyAfter: 2s}",
+                                       "{delay: 0s, readyAfter: 300ms}"))
+    cluster = SlowAnswers(ClusterIndex(groups=config.groups))
+    for group in config.groups:
+        cluster.deployment(config, group, 0)
+    task = asyncio.create_task(Reconciler(api=cluster, index=cluster.index, config=config,
+                                          current=CurrentRun(), retry=0.05).run())
+    try:
+        await with_baseline(cluster)
+        cluster.pod("small", "extra")
+
+        def told() -> bool:
+            node = cluster.objects.get("/api/v1/nodes/extra")
+            return node is not None and node["metadata"]["annotations"].get(
+                "simkube.dev/ready-after") == READY_NOW
+        assert await cluster.index.wait_until(told, timeout=2)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
