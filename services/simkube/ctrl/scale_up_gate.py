@@ -39,27 +39,21 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from simkube.core.kubeapi import KubeClient, unix_s
+from simkube.core.kubeapi import KubeClient
 from simkube.core.logs import get_logger
-from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
 from simkube.ctrl.autoscaler_loops import (
     LoopCounts,
     LoopSource,
     LoopsUnavailableError,
     next_loop_finished,
 )
+from simkube.ctrl.gated_pods import GatedPods, gated
 from simkube.ctrl.scale_up_lifts import LEAD_PER_POD_S, LEAD_S, GatedPod, lift_wave, regate_wave
 
 log = get_logger(__name__)
 AGE_S = 2.0  # CA's unschedulablePodTimeBuffer (30 s for GPU pods is not played)
 POLL_S = 0.005  # wall seconds between looks at the trace clock for the next scan moment
 PLANNED_FOR_S = 900.0  # CA's max-node-provision-time default, trace seconds
-
-
-def gated(pod: dict[str, Any]) -> bool:
-    """The pod carries the driver's ten-year delay: CA leaves it out of scale-up."""
-    annotations = (pod.get("metadata") or {}).get("annotations") or {}
-    return annotations.get(SCALE_UP_DELAY_ANNOTATION) == GATED_DELAY
 
 
 class ScaleUpGate:
@@ -76,10 +70,7 @@ class ScaleUpGate:
         self._loops, self._loop_bound_s = loops, loop_bound_s  # None: nothing waited for
         self._planned_for_s = planned_for_s
         self._wall, self._lead_s, self._lead_per_pod_s = wall, lead_s, lead_per_pod_s
-        self._waiting: dict[str, GatedPod] = {}  # uid -> a gated pod never lifted, no node
-        self._released: set[str] = set()  # uids lifted at least once (older events lag)
-        self._in_wave: dict[str, GatedPod] = {}  # lifted, its wave's loop not yet over
-        self._planned: dict[str, GatedPod] = {}  # seen by a loop, no node yet: gated again
+        self.pods = GatedPods()
         self._last_moment_s = clock()
         self._releases = 0  # in progress
         self._tasks: set[asyncio.Task[None]] = set()
@@ -96,27 +87,18 @@ class ScaleUpGate:
 
     def seen(self, pod: dict[str, Any]) -> None:
         """A pending pod without a node, listed or changed."""
-        metadata = pod.get("metadata") or {}
-        uid = str(metadata.get("uid") or "")
-        if not uid or uid in self._waiting or uid in self._released or not gated(pod):
-            return
-        self._waiting[uid] = GatedPod(namespace=str(metadata.get("namespace") or ""),
-                                      name=str(metadata.get("name") or ""),
-                                      seen_s=self._clock(),
-                                      created_s=unix_s(metadata.get("creationTimestamp")))
+        self.pods.seen(pod, at=self._clock())
 
     def gone(self, uid: str) -> None:
         """Bound to a node, or deleted."""
-        self._waiting.pop(uid, None)
-        self._in_wave.pop(uid, None)
-        self._planned.pop(uid, None)
+        self.pods.gone(uid)
 
     def turned_unschedulable(self, pod: dict[str, Any]) -> None:
         """The scheduler ruled ``pod`` unschedulable: production's CA starts a loop."""
         uid = str((pod.get("metadata") or {}).get("uid") or "")
-        waiting = self._waiting.get(uid)
+        waiting = self.pods.waiting.get(uid)
         if waiting is None:
-            if uid not in self._released and not gated(pod):
+            if uid not in self.pods.released and not gated(pod):
                 self._loop()  # CA sees it at once: hold for a loop that saw it
             return
         waiting.unschedulable = True
@@ -137,34 +119,17 @@ class ScaleUpGate:
     def _moment(self, at: float) -> None:
         self._last_moment_s = at
         self.moments += 1
-        wave = self._due(at)
-        relifted = dict(self._planned)  # production's loop packs them afresh
-        self._planned.clear()
-        if not wave and not relifted:
+        due = self.pods.take_due(at=at, age_s=self._age_s)
+        relifted = set(self.pods.planned)  # production's loop packs them afresh
+        wave = self.pods.take_wave(due, at=at)
+        if not wave:
             return
         self.relifted += len(relifted)
-        self._released.update(wave)
-        for pod in wave.values():
-            pod.planned_s = at
-        wave.update(relifted)
-        self._in_wave.update(wave)
         self._releases += 1
         self._hold()
-        task = asyncio.create_task(self._release(wave, relifted=set(relifted), at=at))
+        task = asyncio.create_task(self._release(wave, relifted=relifted, at=at))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    def _due(self, at: float) -> dict[str, GatedPod]:
-        """The never-lifted pods production's loop at ``at`` plans for, taken off waiting."""
-        due = {uid: pod for uid, pod in self._waiting.items() if pod.unschedulable}
-        # Only pods never lifted count: counting every lifted one still without a node
-        # (production counts those its upcoming nodes do not take) made the autoscaler
-        # tier's waves plan before their speed-1 replay did (test_speeds: 19.9 % at 10x).
-        if not due or min(pod.seen_s for pod in due.values()) > at - self._age_s:
-            return {}  # none waits, or all are "very new": production plans nothing for them
-        for uid in due:
-            del self._waiting[uid]
-        return due
 
     async def _release(self, pods: dict[str, GatedPod], *, relifted: set[str],
                        at: float) -> None:
@@ -173,15 +138,9 @@ class ScaleUpGate:
             lift = await lift_wave(self._kube, pods, wall=self._wall, lead_s=self._lead_s,
                                    lead_per_pod_s=self._lead_per_pod_s)
             for uid in lift.gone:
-                self._in_wave.pop(uid, None)
+                self.pods.gone(uid)
             for uid in lift.failed:  # still gated: lifted at the next moment
-                if self._in_wave.pop(uid, None) is None:
-                    continue
-                if uid in relifted:
-                    self._planned[uid] = pods[uid]
-                else:
-                    self._released.discard(uid)
-                    self._waiting.setdefault(uid, pods[uid])
+                self.pods.lift_failed(uid, pods[uid], relifted=uid in relifted)
             self.released += len(pods) - len(relifted)
             if lift.late:
                 self.late += 1
@@ -195,7 +154,7 @@ class ScaleUpGate:
             after = await self._loop_finished()
             await self._regate([uid for uid in pods if uid not in lift.failed])
             if (before is not None and after is not None and after.scaled_up > before.scaled_up
-                    and any(uid in self._planned for uid in pods)):
+                    and any(uid in self.pods.planned for uid in pods)):
                 self.productive += 1  # production's CA loops again at once
                 self._moment(self._clock())
         finally:
@@ -218,19 +177,13 @@ class ScaleUpGate:
     async def _regate(self, uids: list[str]) -> None:
         """The wave's pods still without a node: out of CA's scale-up until the next moment;
         those planned for longer than ``planned_for_s`` stay lifted, and are let go."""
-        now = self._clock()
-        for uid in uids:
-            pod = self._in_wave.get(uid)
-            if pod is not None and now - (pod.planned_s or now) > self._planned_for_s:
-                del self._in_wave[uid]
-                self.let_go += 1
-        pods = {uid: self._in_wave[uid] for uid in uids if uid in self._in_wave}
+        self.let_go += self.pods.let_go(uids, now=self._clock(),
+                                        planned_for_s=self._planned_for_s)
+        wave = self.pods.in_wave
+        pods = {uid: wave[uid] for uid in uids if uid in wave}
         if not pods:
             return
         patched = await regate_wave(self._kube, pods)
         for uid in patched.gone:
-            self._in_wave.pop(uid, None)
-        for uid in pods:  # gated again, or still lifted when the patch failed: either way
-            pod = self._in_wave.pop(uid, None)  # lifted at the next moment with the rest
-            if pod is not None:
-                self._planned[uid] = pod
+            self.pods.gone(uid)
+        self.pods.planned_again(pods)  # also those whose patch failed: still lifted

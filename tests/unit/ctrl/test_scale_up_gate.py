@@ -10,7 +10,7 @@ import pytest
 from simkube.core.kubeapi import ApiError
 from simkube.core.replay_flags import GATED_DELAY, SCALE_UP_DELAY_ANNOTATION
 from simkube.ctrl.autoscaler_loops import LoopCounts
-from simkube.ctrl.scale_up_gate import ScaleUpGate, gated
+from simkube.ctrl.scale_up_gate import ScaleUpGate
 from tests.unit.core.kubeapi.fakes import ScriptedKube
 
 pytestmark = pytest.mark.unit
@@ -91,15 +91,6 @@ class Rig:
 
     def regated(self) -> list[str]:
         return [name for name, delay in self.patches() if delay == GATED_DELAY]
-
-
-def test_gated_reads_the_annotation() -> None:
-    assert gated(pod("a"))
-    assert not gated(pod("a", gate=False))
-    assert not gated({"metadata": {}})
-    lifted = pod("a", gate=False)
-    lifted["metadata"]["annotations"] = {SCALE_UP_DELAY_ANNOTATION: "2500ms"}
-    assert not gated(lifted)  # a lifted pod's delay has an end
 
 
 async def test_a_wave_after_two_seconds_releases_every_waiting_pod() -> None:
@@ -192,7 +183,7 @@ async def test_a_lift_that_fails_is_tried_again_and_does_not_count_as_lifted() -
     rig.arrive("a", at=0.0)
     rig.unschedulable("a", at=2.5)
     await rig.settle()
-    assert "a" in rig.gate._waiting  # still gated: lifted at the next moment
+    assert "a" in rig.gate.pods.waiting  # still gated: lifted at the next moment
     rig.arrive("b", at=12.0)
     rig.unschedulable("b", at=12.6)  # a (seen at 0) is still the oldest: both go
     await rig.settle()
@@ -294,15 +285,15 @@ async def test_a_failed_lift_of_a_planned_pod_keeps_it_planned() -> None:
     rig.arrive("b", at=3.0)
     rig.unschedulable("b", at=3.0)  # a moment: a's lift again fails
     await rig.settle()
-    assert "a" in rig.gate._planned
-    assert "a" not in rig.gate._waiting
+    assert "a" in rig.gate.pods.planned
+    assert "a" not in rig.gate.pods.waiting
     refuse[0] = False
     rig.arrive("c", at=6.0)
     rig.unschedulable("c", at=6.1)  # a moment: a again, and b (3.1 s old) with c
     await rig.settle()
     assert sorted(rig.lifted()[-3:]) == ["p-a", "p-b", "p-c"]
-    assert set(rig.gate._planned) == {"a", "b", "c"}
-    assert not rig.gate._waiting
+    assert set(rig.gate.pods.planned) == {"a", "b", "c"}
+    assert not rig.gate.pods.waiting
 
 
 async def test_a_pod_planned_for_longer_than_a_node_takes_is_left_lifted() -> None:
@@ -321,7 +312,7 @@ async def test_a_pod_planned_for_longer_than_a_node_takes_is_left_lifted() -> No
     assert rig.lifted().count("p-a") == 3
     assert rig.regated().count("p-a") == 2
     assert rig.gate.let_go == 1
-    assert "a" not in rig.gate._planned
+    assert "a" not in rig.gate.pods.planned
     rig.arrive("d", at=50.0)
     rig.unschedulable("d", at=50.0)  # b and c are lifted again; a is not
     await rig.settle()
