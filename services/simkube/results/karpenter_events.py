@@ -135,12 +135,22 @@ def _expired(obj: Mapping[str, Any]) -> bool:
     return (deleted - created).total_seconds() >= seconds - _CLOCK_SLACK_S
 
 
+def _made_for(name: str, claim: str) -> bool:
+    """Whether a Node named ``name`` is the KWOK provider's for NodeClaim ``claim``: upstream's
+    ``kwok-<claim>-<random>``, or the project's build's ``kwok-<launch ms>-<claim>`` (its Nodes
+    are named in launch order, toolchain/karpenter/naming.go)."""
+    if name.startswith(f"{NODE_PREFIX}{claim}-"):
+        return True
+    launch, _, rest = name.removeprefix(NODE_PREFIX).partition("-")
+    return name.startswith(NODE_PREFIX) and launch.isdigit() and rest == claim
+
+
 def claim_of_node(obj: Mapping[str, Any], *, candidates: Iterable[str] = ()) -> str | None:
     """The NodeClaim a KWOK provider's Node was made for: its hostname label, checked against
-    the name, else the candidate whose ``kwok-<claim>-`` prefix the name has."""
+    the name, else the candidate the name was made for."""
     metadata = obj.get("metadata") or {}
     name = str(metadata.get("name") or "")
     hostname = str((metadata.get("labels") or {}).get(HOSTNAME_LABEL) or "")
-    if hostname and name.startswith(f"{NODE_PREFIX}{hostname}-"):
+    if hostname and _made_for(name, hostname):
         return hostname
-    return next((c for c in candidates if name.startswith(f"{NODE_PREFIX}{c}-")), None)
+    return next((c for c in candidates if _made_for(name, c)), None)

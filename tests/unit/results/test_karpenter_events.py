@@ -92,6 +92,15 @@ def test_the_nodeclaim_of_a_node() -> None:
     unlabelled = {"metadata": {"name": node_name("simkube-xh88x")}}
     assert claim_of_node(unlabelled) is None
     assert claim_of_node(unlabelled, candidates=["simkube-x", "simkube-xh88x"]) == "simkube-xh88x"
+    # The project's build names Nodes in launch order: kwok-<launch ms>-<claim>.
+    ordered = {"metadata": {"name": "kwok-1795860000000-simkube-xh88x",
+                            "labels": {"kubernetes.io/hostname": "simkube-xh88x"}}}
+    assert claim_of_node(ordered) == "simkube-xh88x"
+    unlabelled_ordered = {"metadata": {"name": "kwok-1795860000000-simkube-xh88x"}}
+    assert claim_of_node(unlabelled_ordered, candidates=["simkube-xh88", "simkube-xh88x"]) == \
+        "simkube-xh88x"
+    assert claim_of_node({"metadata": {"name": "kwok-17958x-simkube-xh88x"}},
+                         candidates=["simkube-xh88x"]) is None
     ca_node = {"metadata": {"name": "small-abc12",
                             "labels": {"kubernetes.io/hostname": "small-abc12"}}}
     assert claim_of_node(ca_node, candidates=["small"]) is None

@@ -53,8 +53,9 @@ def test_karpenter_builds_the_wrappers_own_main() -> None:
     assert "module simkube.local/toolchain/karpenter" in (
         KARPENTER.module_dir / "go.mod").read_text()
     assert [p.name for p in KARPENTER.sources] == [
-        "clock.go", "holdwatch.go", "main.go", "pace.go", "paced.go", "passes.go",
-        "registration.go", "retimed.go", "termination.go", "traceclock.go", "triggers.go"]
+        "clock.go", "holdwatch.go", "main.go", "naming.go", "pace.go", "paced.go", "passes.go",
+        "queue.go", "registration.go", "retimed.go", "termination.go", "traceclock.go",
+        "triggers.go"]
     assert all(not group.sources for group in (ETCD, KUBERNETES))
 
 

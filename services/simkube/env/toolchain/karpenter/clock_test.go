@@ -144,8 +144,8 @@ func TestPacedDelayDividesBySpeed(t *testing.T) {
 }
 
 func TestPacedLeavesSpeedOneAlone(t *testing.T) {
-	if got := paced(nil, newPace(1), nil); got != nil {
-		t.Errorf("paced(nil, speed 1, nil) = %v", got)
+	if got, err := paced(nil, newPace(1), nil); got != nil || err != nil {
+		t.Errorf("paced(nil, speed 1, nil) = %v, %v", got, err)
 	}
 }
 

@@ -73,5 +73,9 @@ func main() {
 			fail(err)
 		}
 	}
-	op.WithControllers(ctx, paced(all, p, provider)...).Start(ctx)
+	all, err = paced(all, p, provider)
+	if err != nil {
+		fail(err)
+	}
+	op.WithControllers(ctx, all...).Start(ctx)
 }

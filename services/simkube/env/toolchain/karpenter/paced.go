@@ -84,19 +84,26 @@ func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
 		Complete(singleton.AsReconciler(p))
 }
 
-// paced returns controllers with the disruption loop, the provisioner's pod and node
-// triggers (triggers.go) and the node termination controller (termination.go) wrapped at
-// speed, and the provisioner's passes counted (passes.go); unchanged at 1. provider decides which nodes the termination controller finalizes.
+// paced returns controllers with the disruption loop, its queue (queue.go), the
+// provisioner's pod and node triggers (triggers.go) and the node termination controller
+// (termination.go) wrapped at speed, and the provisioner's passes counted (passes.go);
+// unchanged at 1. provider decides which nodes the termination controller finalizes.
 func paced(controllers []controller.Controller, p *pace,
-	provider cloudprovider.CloudProvider) []controller.Controller {
+	provider cloudprovider.CloudProvider) ([]controller.Controller, error) {
 	if p.speed == 1 {
-		return controllers
+		return controllers, nil
 	}
 	out := make([]controller.Controller, len(controllers))
 	for i, c := range controllers {
 		switch inner := c.(type) {
 		case *disruption.Controller:
 			out[i] = &pacedLoop{inner: inner, pace: p}
+		case *disruption.Queue:
+			queue, err := newPacedQueue(inner, p)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = queue
 		case *provisioning.Provisioner:
 			out[i] = &countedPasses{inner: inner} // its waits are on the clock already
 		case *provisioning.PodController:
@@ -109,5 +116,5 @@ func paced(controllers []controller.Controller, p *pace,
 			out[i] = c
 		}
 	}
-	return out
+	return out, nil
 }

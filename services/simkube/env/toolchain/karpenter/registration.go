@@ -243,15 +243,17 @@ func (c registeringClient) awaitRegistered(ctx context.Context, name string) boo
 	}
 }
 
-// kwokProvider is the KWOK provider, registering its Nodes on the pace at a speed (upstream's
-// own at 1).
+// kwokProvider is the KWOK provider, naming its Nodes in launch order (naming.go) and, at a
+// speed, registering them on the pace (upstream's own timing at 1).
 func kwokProvider(ctx context.Context, op *operator.Operator, p *pace,
 	types []*cloudprovider.InstanceType) cloudprovider.CloudProvider {
+	names := newLaunchNames(time.Now)
+	var kube client.Client = namingClient{Client: op.GetClient(), names: names}
 	if p.speed == 1 {
-		return kwok.NewCloudProvider(ctx, op.GetClient(), types)
+		return launchOrdered{CloudProvider: kwok.NewCloudProvider(ctx, kube, types), names: names}
 	}
 	due := newRegistrations(p)
-	raw := kwok.NewCloudProvider(ctx, registeringClient{Client: op.GetClient(),
-		registrations: due}, types)
-	return pacedRegistration{CloudProvider: raw, kube: op.GetClient(), registrations: due}
+	raw := kwok.NewCloudProvider(ctx, registeringClient{Client: kube, registrations: due}, types)
+	return pacedRegistration{CloudProvider: launchOrdered{CloudProvider: raw, names: names},
+		kube: op.GetClient(), registrations: due}
 }
