@@ -6,9 +6,10 @@ boundaries fall at other trace times than production's (a replay starts mid-minu
 rewriter applies every replayed CronJob suspended, and this module fires it instead: it
 evaluates the recorded schedule (``cron.py``) on the trace's timeline — trace offset 0 is the
 trace's first event, a real Unix time — waits for each firing on the replay clock (pauses and
-holds included), and creates the Job the controller would: named ``<cronjob>-<minutes since
-the epoch>``, from the job template, owned by the CronJob. The controller still keeps the
-CronJob's status and its Job history (it does both for suspended CronJobs too).
+holds included) plus the controller's own 100 ms, and creates the Job the controller would:
+named ``<cronjob>-<minutes since the epoch>``, from the job template, owned by the CronJob.
+The controller still keeps the CronJob's status and its Job history (it does both for
+suspended CronJobs too).
 
 Concurrency policies are honoured: ``Forbid`` skips a firing while one of this CronJob's Jobs
 is still active, ``Replace`` deletes the active ones first. A CronJob recorded as suspended
@@ -35,6 +36,11 @@ from simkube.trace import KubeObject, ObjectRef
 
 log = get_logger(__name__)
 ATTEMPTS = 5
+# The CronJob controller wakes 100 ms after each scheduled time (``nextScheduleDelta``,
+# pkg/controller/cronjob, against clock skew), so production's Jobs come that much after the
+# minute; firing on the minute put the replay's Jobs ~0.1 s early, on the right side of
+# every race with an autoscaler loop that production's lost.
+CONTROLLER_DELAY_MS = 100
 
 
 class ConcurrencyPolicy(Enum):
@@ -114,7 +120,7 @@ class CronFirer:
         moment = max(self._unix(since_ms), self._last.get(ref, self._unix(since_ms)))
         while (firing := schedule.next_after(moment.astimezone(zone))) is not None:
             offset_ms = firing.timestamp() * 1000.0 - self._start_ms
-            await self._clock.wait_until(offset_ms)
+            await self._clock.wait_until(offset_ms + CONTROLLER_DELAY_MS)
             self._last[ref] = moment = firing
             await self._fire(ref, cronjob, firing=firing, policy=policy,
                              offset_ms=int(offset_ms))

@@ -37,10 +37,22 @@ STORED = {"apiVersion": "batch/v1", "kind": "CronJob",
           "spec": {"jobTemplate": {"spec": {}}}}
 
 
+class RecordingClock(ReplayClock):
+    """The replay clock, noting every trace time waited for."""
+
+    def __init__(self, *, scale: TimeScale) -> None:
+        super().__init__(scale=scale)
+        self.waited_for: list[float] = []
+
+    async def wait_until(self, offset_ms: float) -> float:
+        self.waited_for.append(offset_ms)
+        return await super().wait_until(offset_ms)
+
+
 class Setup:
     def __init__(self, answer: Any = lambda call: {}) -> None:
         self.kube = FakeKube(answer=answer)
-        self.clock = ReplayClock(scale=TimeScale(6000.0))
+        self.clock = RecordingClock(scale=TimeScale(6000.0))
         self.failures: list[FailureRecord] = []
         self.about_to_fire: list[int] = []  # PATCHes sent before each firing was announced
         self.firer = CronFirer(kube=self.kube, clock=self.clock,  # type: ignore[arg-type]
@@ -69,6 +81,8 @@ async def test_fires_at_each_minute_boundary_of_the_trace() -> None:
     first = setup.kube.calls[0].path
     assert first == f"/apis/batch/v1/namespaces/v-default/jobs/hello-{FIRST_MINUTE}"
     assert setup.about_to_fire[:3] == [0, 1, 2]  # each Job announced just before it went out
+    # As the CronJob controller: 100 ms after each minute (37 s into the trace), not on it.
+    assert setup.clock.waited_for[:3] == [37_100.0, 97_100.0, 157_100.0]
 
 
 async def test_suspended_cronjobs_and_other_kinds_never_fire() -> None:
