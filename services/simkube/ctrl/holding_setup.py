@@ -110,6 +110,25 @@ class HeldPublisher:
             await asyncio.sleep(PUBLISH_INTERVAL_S)
 
 
+async def publish_start_hold(kube: KubeClient, *, namespace: str,
+                             wall: Callable[[], float] = time.time) -> None:
+    """A held run's start, as a brief hold in its ConfigMap, published just before sk-driver
+    starts the run. sk-driver holds its clock by itself as it applies the trace's first
+    pod-making work, but the publisher hears of that only once sk-ctrl follows the run,
+    after the recorder's first list (30-260 ms of wall), and meanwhile the Karpenter build's
+    clocks ran at the run's speed: at 20x its 1 s batch window closed after 50 ms, before
+    the day's first pods had all come, and it bought four small nodes where the truth bought
+    one large. The hold expires by itself after ``BRIEF_HOLD_BOUND_S``, as the driver's own
+    does; the publisher's word replaces it."""
+    now = wall()
+    path = CONFIG_MAPS.path(namespace=namespace, name=RUN_CONFIGMAP)
+    try:
+        await merge_patch(kube, path, {"data": holds_data(
+            [], holding=(now, now + BRIEF_HOLD_BOUND_S))})
+    except ApiError as exc:  # 404: nobody reads the run's timing here
+        log.debug("start hold not published", error=str(exc))
+
+
 @contextlib.asynccontextmanager
 async def holding(ctx: SimulationContext, *, spec: SimulationSpec, run: str,
                   config: CloudConfig | None) -> AsyncIterator[Holder | None]:

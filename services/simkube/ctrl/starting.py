@@ -16,7 +16,7 @@ from simkube.ctrl import preparing
 from simkube.ctrl.context import SimulationContext
 from simkube.ctrl.driving import DriverError
 from simkube.ctrl.entries import RunEntry
-from simkube.ctrl.holding_setup import holding_status
+from simkube.ctrl.holding_setup import holding_status, publish_start_hold
 from simkube.ctrl.recording import set_aside_previous
 from simkube.ctrl.reporting import RunReport
 from simkube.ctrl.retrying import SimulationFailedError
@@ -42,6 +42,8 @@ async def start_run(ctx: SimulationContext, report: RunReport, *, number: int,
     await step("starting it in sk-driver")  # stuck here: the driver, not the restarts
     retrier = ctx.deps.retrier()
     holds = holding_status(ctx, spec)[0]  # and so sk-driver holds for work making pods
+    if holds and config is not None:
+        await publish_start_hold(ctx.deps.kube, namespace=config.namespace)
     try:
         await retrier.call(lambda: ctx.deps.driver.start(
             name=name, spec=spec, gate_scale_up=gated, hold_pod_work=holds),

@@ -10,7 +10,13 @@ import pytest
 
 from simkube.core.kubeapi import CONFIG_MAPS, PODS
 from simkube.core.simtime import BRIEF_HOLD_BOUND_S
-from simkube.ctrl.holding_setup import KEEP_HOLDS, HeldPublisher, holding, holding_status
+from simkube.ctrl.holding_setup import (
+    KEEP_HOLDS,
+    HeldPublisher,
+    holding,
+    holding_status,
+    publish_start_hold,
+)
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunKey
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import (
@@ -94,6 +100,17 @@ async def test_a_hold_in_progress_is_published_at_once_and_cleared_by_its_end() 
     assert api.sent("PATCH", path) == [
         {"data": {RunKey.HOLDS: "", RunKey.HOLDING: "20000-27000"}},
         {"data": {RunKey.HOLDS: "20000-20750", RunKey.HOLDING: ""}}]
+
+
+async def test_a_held_run_starts_with_a_brief_hold_published() -> None:
+    """Before sk-driver starts the run, so the Karpenter build's clocks do not run at the
+    run's speed while sk-driver holds for the first pods and nobody has said so yet."""
+    api = FakeApi()
+    await publish_start_hold(api, namespace="sk", wall=lambda: 30.0)  # type: ignore[arg-type]
+    path = CONFIG_MAPS.path(namespace="sk", name=RUN_CONFIGMAP)
+    expiry = round((30.0 + BRIEF_HOLD_BOUND_S) * 1000)
+    assert api.sent("PATCH", path) == [
+        {"data": {RunKey.HOLDS: "", RunKey.HOLDING: f"30000-{expiry}"}}]
 
 
 def test_only_recent_holds_are_kept() -> None:

@@ -4,13 +4,17 @@ started just before an sk-ctrl crash adopted, a refusal written and raised."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import grpc
 import pytest
 
+from simkube.core.kubeapi import CONFIG_MAPS, KubeClient
+from simkube.ctrl import nodegroups
 from simkube.ctrl.reporting import RunReport
 from simkube.ctrl.retrying import SimulationFailedError
 from simkube.ctrl.starting import start_run
+from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunKey
 from tests.support.fake_api import FakeApi
 from tests.unit.ctrl.fakes import (
     UNAVAILABLE,
@@ -26,6 +30,8 @@ from tests.unit.ctrl.fakes import (
 )
 
 pytestmark = pytest.mark.unit
+GROUPS_FILE = (Path(__file__).resolve().parents[3]
+               / "services/simkube/env/services/node-groups.yaml")
 
 
 async def test_a_run_is_prepared_then_started(tmp_path: Path) -> None:
@@ -96,3 +102,21 @@ async def test_a_held_run_asks_the_driver_to_hold_for_work_that_makes_pods(
     await start_run(real_time, RunReport(real_time), number=2, spec=real_time.spec(),
                     config=None)
     assert driver.pod_work_held == [True, False]  # at speed 1 nothing holds
+
+
+async def test_a_held_run_with_node_groups_publishes_its_start_as_a_hold(
+        tmp_path: Path) -> None:
+    config = await nodegroups.load(cast(KubeClient, FakeApi()), str(GROUPS_FILE))
+    path = CONFIG_MAPS.path(namespace=config.namespace, name=RUN_CONFIGMAP)
+    held_api, real_api = FakeApi(), FakeApi()
+    held = context(held_api, FakeDriver(), tmp_path, loops=FakeLoops(),
+                   sim=simulation(spec={"speed": 20, "nodeGroups": {"resetBeforeRun": False}}))
+    await start_run(held, RunReport(held), number=1, spec=held.spec(), config=config)
+    [start_hold] = [body for body in held_api.sent("PATCH", path)
+                    if body["data"].get(RunKey.HOLDING)]
+    assert start_hold["data"][RunKey.HOLDS] == ""
+    real_time = context(real_api, FakeDriver(), tmp_path, loops=FakeLoops(),
+                        sim=simulation(spec={"nodeGroups": {"resetBeforeRun": False}}))
+    await start_run(real_time, RunReport(real_time), number=1, spec=real_time.spec(),
+                    config=config)
+    assert real_api.sent("PATCH", path) == []  # at speed 1 nothing holds
