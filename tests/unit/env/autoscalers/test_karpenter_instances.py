@@ -1,10 +1,12 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from simkube.env.autoscalers.karpenter_instances import _launched_at, node_for
+from simkube.core.kubeapi import KubeClient
+from simkube.env.autoscalers.karpenter_instances import _launched_at, _lift_orphans, node_for
+from tests.support.fake_api import FakeApi
 
 pytestmark = pytest.mark.unit
 
@@ -36,6 +38,18 @@ def test_the_node_is_the_one_the_provider_would_have_created() -> None:
     assert node["status"]["allocatable"] == {"cpu": "2", "memory": "8Gi", "pods": "110"}
 
 
+def test_a_claim_launched_with_held_readiness_gets_its_pools() -> None:
+    """The build that launched it would have made it Ready on the pace; it is gone, so the
+    recovered Node carries its NodePool's ready-after for KWOK."""
+    held = {**CLAIM, "metadata": {**CLAIM["metadata"],
+                                  "annotations": {"simkube.dev/ready-after": "876000h"}}}
+    assert node_for(held, ready_after="10s")["metadata"]["annotations"][
+        "simkube.dev/ready-after"] == "10s"
+    assert node_for(held)["metadata"]["annotations"]["simkube.dev/ready-after"] == "0s"
+    assert node_for(CLAIM, ready_after="10s")["metadata"]["annotations"][
+        "simkube.dev/ready-after"] == "1000ms"  # a claim's own value stays
+
+
 def test_only_a_launched_claim_has_a_launch_time() -> None:
     assert _launched_at(CLAIM) == 1795590000.0
     pending = {**CLAIM, "status": {"conditions": [{"type": "Launched", "status": "Unknown"}]}}
@@ -43,3 +57,21 @@ def test_only_a_launched_claim_has_a_launch_time() -> None:
     garbled = {**CLAIM, "status": {"conditions": [{"type": "Launched", "status": "True",
                                                    "lastTransitionTime": "yesterday"}]}}
     assert _launched_at(garbled) is None
+
+
+async def test_nodes_left_held_by_a_gone_build_get_their_pools_readiness() -> None:
+    held = {"metadata": {"name": "kwok-1795860000000-simkube-x7k2p",
+                         "labels": {"karpenter.sh/nodepool": "simkube"},
+                         "annotations": {"simkube.dev/ready-after": "876000h"}},
+            "spec": {"providerID": "kwok://kwok-1795860000000-simkube-x7k2p"}}
+    ready = {"metadata": {"name": "kwok-1795860000001-simkube-b", "labels": {},
+                          "annotations": {"simkube.dev/ready-after": "0s"}},
+             "spec": {"providerID": "kwok://kwok-1795860000001-simkube-b"}}
+    cloudprov = {"metadata": {"name": "small-abc", "annotations": {
+                     "simkube.dev/ready-after": "876000h"}},  # sk-cloudprov's: not ours
+                 "spec": {"providerID": "simkube://small-abc"}}
+    api = FakeApi(lists={"/api/v1/nodes": [held, ready, cloudprov]})
+    lifted = await _lift_orphans(cast(KubeClient, api), {"simkube": "10s"})
+    assert lifted == ["kwok-1795860000000-simkube-x7k2p"]
+    assert api.sent("PATCH", "/api/v1/nodes/kwok-1795860000000-simkube-x7k2p") == [
+        {"metadata": {"annotations": {"simkube.dev/ready-after": "10s"}}}]

@@ -243,15 +243,15 @@ func (c registeringClient) awaitRegistered(ctx context.Context, name string) boo
 	}
 }
 
-// kwokProvider is the KWOK provider, naming its Nodes in launch order (naming.go) and
-// registering them and making them Ready on the pace. At speed 1 too: left to KWOK, a
-// Node's ready-after delay starts again at each update of the Node (the controller-manager's
-// first pass updates it about 2 s after its creation), so a ground truth's nodes turned
-// Ready about 12.4 s after registering where its replays' took the configured 10 s.
+// kwokProvider is the KWOK provider, naming its Nodes in launch order (naming.go) and, at a
+// speed, registering them and making them Ready on the pace (upstream's own timing at 1).
 func kwokProvider(ctx context.Context, op *operator.Operator, p *pace,
 	types []*cloudprovider.InstanceType) cloudprovider.CloudProvider {
 	names := newLaunchNames(time.Now)
 	var kube client.Client = namingClient{Client: op.GetClient(), names: names}
+	if p.speed == 1 {
+		return launchOrdered{CloudProvider: kwok.NewCloudProvider(ctx, kube, types), names: names}
+	}
 	due := newRegistrations(p)
 	raw := kwok.NewCloudProvider(ctx, registeringClient{Client: kube, registrations: due}, types)
 	return pacedRegistration{CloudProvider: launchOrdered{CloudProvider: raw, names: names},
