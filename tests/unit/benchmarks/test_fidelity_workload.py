@@ -9,6 +9,7 @@ from benchmarks.fidelity_workload import (
     HOURLY,
     NAMESPACE,
     PLACEMENT,
+    REPORT_GROUP,
     SERVICES,
     TRUTH_PREFIX,
     cronjob,
@@ -17,6 +18,8 @@ from benchmarks.fidelity_workload import (
     schedule,
 )
 from simkube.cloudprov.config import load_file
+from simkube.cloudprov.naming import GROUP_LABEL
+from simkube.core.quantities import parse_quantity
 from simkube.env.autoscalers.karpenter_catalog import Disruption, node_pool, pool_plans
 from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 
@@ -58,6 +61,19 @@ def test_the_burst_needs_the_large_group_and_outlasts_provisioning() -> None:
     assert float(BURST.cpu) > 2  # more than a small node has
 
 
+def test_each_group_gets_pods_of_one_cpu_size_that_memory_never_limits() -> None:
+    """Any order of packing fits the same number of pods on a node: no coin toss of the
+    autoscaler's decides the truth (the module docstring)."""
+    allocatable = {group.id: group.template.allocatable
+                   for group in load_file(DEFAULT_NODE_GROUPS).groups.values()}
+    for group in {service.group for service in (*SERVICES, BURST)}:
+        members = [service for service in (*SERVICES, BURST) if service.group == group]
+        assert len({parse_quantity(service.cpu) for service in members}) == 1, members
+        per_node = parse_quantity(allocatable[group]["cpu"]) // parse_quantity(members[0].cpu)
+        largest = max(parse_quantity(service.memory) for service in members)
+        assert per_node * largest <= parse_quantity(allocatable[group]["memory"]), group
+
+
 def test_pods_target_fake_nodes_only_in_the_recorded_namespace() -> None:
     assert NAMESPACE.startswith(f"{TRUTH_PREFIX}-")
     job = cronjob()
@@ -65,7 +81,8 @@ def test_pods_target_fake_nodes_only_in_the_recorded_namespace() -> None:
     for manifest, spec in ((service, service["spec"]["template"]["spec"]),
                            (job, job["spec"]["jobTemplate"]["spec"]["template"]["spec"])):
         assert manifest["metadata"]["namespace"] == NAMESPACE
-        assert spec["nodeSelector"] == {"type": "kwok"}
+        assert spec["nodeSelector"] == {"type": "kwok", GROUP_LABEL: "small" if manifest is service
+                                        else REPORT_GROUP}
         assert spec["tolerations"] == [{"key": "kwok.x-k8s.io/node", "operator": "Exists",
                                         "effect": "NoSchedule"}]
 
