@@ -91,6 +91,22 @@ async def _pool_readiness(kube: KubeClient) -> dict[str, str]:
             for p in pools.get("items") or []}
 
 
+async def _still_launched(kube: KubeClient, listed: dict[str, Any]) -> bool:
+    """Whether the NodeClaim is still there and not being deleted, read again now: the list
+    can be many seconds old by the time a claim's turn comes (an earlier claim's wait), and a
+    Node made for a claim Karpenter has since deleted has no claim to remove it, so it stays
+    and blocks every later reset (the Karpenter fidelity run of 2026-11-29)."""
+    try:
+        claim = await kube.request("GET", NODE_CLAIMS.path(name=listed["metadata"]["name"]))
+    except ApiError as exc:
+        if exc.code == 404:
+            return False
+        raise
+    metadata = claim.get("metadata") or {}
+    return (not metadata.get("deletionTimestamp")
+            and metadata.get("uid") == (listed.get("metadata") or {}).get("uid"))
+
+
 async def _recover(kube: KubeClient, *, grace_s: float) -> list[str]:
     delays = await _delays(kube)
     readiness = await _pool_readiness(kube)
@@ -110,7 +126,8 @@ async def _recover(kube: KubeClient, *, grace_s: float) -> list[str]:
         # The provider's goroutine might still be alive (a graceful restart races it): wait
         # past its due time, then look again.
         await asyncio.sleep(max(0.0, launched + delay + grace_s - time.time()))
-        if await kube.exists(NODES.path(name=node["metadata"]["name"])):
+        if (await kube.exists(NODES.path(name=node["metadata"]["name"]))
+                or not await _still_launched(kube, claim)):
             continue
         try:
             await kube.request("POST", NODES.path(), body=node)

@@ -5,7 +5,12 @@ from typing import Any, cast
 import pytest
 
 from simkube.core.kubeapi import KubeClient
-from simkube.env.autoscalers.karpenter_instances import _launched_at, _lift_orphans, node_for
+from simkube.env.autoscalers.karpenter_instances import (
+    _launched_at,
+    _lift_orphans,
+    _recover,
+    node_for,
+)
 from tests.support.fake_api import FakeApi
 
 pytestmark = pytest.mark.unit
@@ -75,3 +80,25 @@ async def test_nodes_left_held_by_a_gone_build_get_their_pools_readiness() -> No
     assert lifted == ["kwok-1795860000000-simkube-x7k2p"]
     assert api.sent("PATCH", "/api/v1/nodes/kwok-1795860000000-simkube-x7k2p") == [
         {"metadata": {"annotations": {"simkube.dev/ready-after": "10s"}}}]
+
+
+CLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
+NODE = "/api/v1/nodes/kwok-simkube-x7k2p-owl-1-abc-42"
+
+
+@pytest.mark.parametrize(("now", "created"), [
+    ({"metadata": {**CLAIM["metadata"], "uid": "u1"}}, True),
+    ({"metadata": {**CLAIM["metadata"], "uid": "u1",
+                   "deletionTimestamp": "2026-11-29T11:45:42Z"}}, False),
+    ({"metadata": {**CLAIM["metadata"], "uid": "u2"}}, False),  # deleted, made again
+    (None, False),  # gone
+])
+async def test_a_claim_deleted_since_the_list_gets_no_node(now: dict[str, Any] | None,
+                                                           created: bool) -> None:
+    listed = {**CLAIM, "metadata": {**CLAIM["metadata"], "uid": "u1"}}
+    path = f"{CLAIMS}/simkube-x7k2p"
+    api = FakeApi(lists={CLAIMS: [listed]}, objects={path: {**listed, **now}} if now else {},
+                  absent=(NODE,) if now else (NODE, path))
+    made = await _recover(cast(KubeClient, api), grace_s=0)
+    assert made == (["kwok-simkube-x7k2p-owl-1-abc-42"] if created else [])
+    assert bool(api.sent("POST", "/api/v1/nodes")) == created
