@@ -19,6 +19,8 @@ from typing import Any
 from simkube.cloudprov.config import NodeGroupConfig
 from simkube.cloudprov.naming import (
     GROUP_LABEL,
+    IN_SERVICE,
+    IN_SERVICE_LABEL,
     INFRA_LABEL,
     INFRA_TAINT_KEY,
     KWOK_ANNOTATION,
@@ -70,7 +72,7 @@ def placeholder_deployment(group: NodeGroupConfig, *, namespace: str, infra: str
             "selector": {"matchLabels": selector},
             "revisionHistoryLimit": 1,
             "template": {
-                "metadata": {"labels": selector},
+                "metadata": {"labels": {**selector, IN_SERVICE_LABEL: IN_SERVICE}},
                 "spec": {
                     "nodeName": infra,
                     "tolerations": [{"operator": "Exists"}],  # never evicted from infra

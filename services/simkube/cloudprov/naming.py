@@ -42,6 +42,12 @@ DELETION_CANDIDATE_TAINT_KEY = "DeletionCandidateOfClusterAutoscaler"
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 # The annotation is an int32; the ReplicaSet controller removes the lowest-cost pods first.
 LOWEST_DELETION_COST = str(-(2**31))
+# On every placeholder pod's template (not the selector); a pod chosen for removal loses it
+# with the same patch that sets its cost. The ReplicaSet's status.fullyLabeledReplicas
+# counts pods that carry all template labels, from the controller's own cache, so once that
+# count drops the controller that will rank the pods has seen the costs (removal.py).
+IN_SERVICE_LABEL = "simkube.dev/in-service"
+IN_SERVICE = "true"
 
 
 class WellKnownLabel(StrEnum):

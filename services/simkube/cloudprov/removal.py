@@ -1,11 +1,20 @@
 """Removing exactly the chosen placeholder pods through the ReplicaSet controller.
 
 The ReplicaSet controller decides which pods go when replicas drop; it removes those with
-the lowest ``controller.kubernetes.io/pod-deletion-cost`` first. So a removal marks the
-chosen pods with the lowest cost, waits until the watch shows the marks, lowers replicas
-(the caller's ``lower``), and withdraws the marks if any step fails, so a failed scale-down
-leaves no pod marked for the next one. Marks nobody is acting on any more (a crash between
-marking and lowering) are withdrawn before the next choice and at start.
+the lowest ``controller.kubernetes.io/pod-deletion-cost`` first, ranking the pods from its
+own informer cache. That cost is best effort upstream: when the controller's cache has not
+caught up with the marks (it lags under load, and more so just after the controller-manager
+restarts), it ranks unmarked pods and removes one nobody chose. That Node would go although
+CA never asked (the autoscaler tier's kill test saw an original minimum Node go so).
+
+So a removal marks the chosen pods with the lowest cost and, in the same patch, takes the
+``IN_SERVICE_LABEL`` of the pod template off them. The ReplicaSet's
+``status.fullyLabeledReplicas`` counts the pods with every template label, computed by that
+controller from that cache; the removal waits until the ReplicaSet's status counts exactly
+the pods our watch shows active and unmarked, then lowers replicas (the caller's
+``lower``). Any failed step withdraws the marks, so a failed scale-down leaves no pod marked
+for the next one. Marks nobody is acting on any more (a crash between marking and lowering)
+are withdrawn before the next choice and at start.
 
 When the ReplicaSet still had pods to create it removes fewer than were chosen (it only
 deletes pods beyond its replicas); a follow-up then deletes the chosen pods that stayed.
@@ -19,9 +28,23 @@ from collections.abc import Awaitable, Callable, Collection
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.index import ClusterIndex
-from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
+from simkube.cloudprov.naming import (
+    DELETION_COST_ANNOTATION,
+    GROUP_LABEL,
+    IN_SERVICE,
+    IN_SERVICE_LABEL,
+    LOWEST_DELETION_COST,
+)
 from simkube.core.errors import UnavailableError
-from simkube.core.kubeapi import PODS, ApiError, KubeClient, delete, merge_patch
+from simkube.core.kubeapi import (
+    PODS,
+    REPLICA_SETS,
+    ApiError,
+    KubeClient,
+    delete,
+    merge_patch,
+    poll,
+)
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
@@ -50,8 +73,8 @@ class Removals:
         stale = [name for name, pod in state.pods.items() if pod.marked and not pod.terminating
                  and name not in in_flight and name not in chosen]
         try:
-            await self._mark(group, stale, cost=None)
-            await self._mark(group, chosen, cost=LOWEST_DELETION_COST)
+            await self._mark(group, stale, chosen=False)
+            await self._mark(group, chosen, chosen=True)
             await self._until_marked(group, chosen, deadline=deadline)
             await lower()
         except BaseException:
@@ -63,14 +86,35 @@ class Removals:
         task.add_done_callback(self._tasks.discard)
 
     async def _until_marked(self, group: str, chosen: list[str], *, deadline: float) -> None:
-        # The ReplicaSet controller ranks pods from its own watch; ours showing the marks is
-        # the best evidence available that its cache has them before replicas drop.
         state = self._index.groups[group]
         if not await self._index.wait_until(
                 lambda: all(name not in state.pods or not state.pods[name].live
                             for name in chosen), timeout=time_left(deadline)):
             raise UnavailableError(f"the watch did not show the pods of node group {group!r} "
                                    f"marked for removal; nothing was changed")
+        if not await poll(lambda: self._replica_set_counts_marks(group),
+                          timeout=time_left(deadline), interval=0.02):
+            raise UnavailableError(
+                f"the ReplicaSet controller has not yet counted the pods of node group "
+                f"{group!r} marked for removal (its cache lags); nothing was changed")
+
+    async def _replica_set_counts_marks(self, group: str) -> bool:
+        """Whether the group's ReplicaSets, by their status, see the pods our watch sees:
+        as many active ones, and as many of those still carrying every template label."""
+        try:
+            listing = await self._api.request(
+                "GET", REPLICA_SETS.path(namespace=self._config.namespace),
+                query={"labelSelector": f"{GROUP_LABEL}={group}"})
+        except ApiError as exc:
+            raise UnavailableError(f"cannot read the ReplicaSet of node group {group!r}: "
+                                   f"{exc}") from None
+        counted = labelled = 0
+        for replica_set in listing.get("items", []):
+            status = replica_set.get("status") or {}
+            counted += int(status.get("replicas") or 0)
+            labelled += int(status.get("fullyLabeledReplicas") or 0)
+        active = [pod for pod in self._index.groups[group].pods.values() if not pod.terminating]
+        return counted == len(active) and labelled == sum(1 for pod in active if not pod.marked)
 
     async def recover(self) -> None:
         """After a restart: marks whose scale-down never happened are withdrawn."""
@@ -87,14 +131,17 @@ class Removals:
 
     async def _withdraw(self, group: str, names: list[str]) -> None:
         try:
-            await self._mark(group, names, cost=None)
+            await self._mark(group, names, chosen=False)
         except UnavailableError as exc:
             log.warning("could not withdraw deletion-cost marks", group=group, pods=names,
                         error=str(exc))
 
-    async def _mark(self, group: str, names: Collection[str], *, cost: str | None) -> None:
+    async def _mark(self, group: str, names: Collection[str], *, chosen: bool) -> None:
+        """Chosen: the lowest cost, out of service; else neither (marks withdrawn)."""
         ns = self._config.namespace
-        body = {"metadata": {"annotations": {DELETION_COST_ANNOTATION: cost}}}
+        body = {"metadata": {
+            "annotations": {DELETION_COST_ANNOTATION: LOWEST_DELETION_COST if chosen else None},
+            "labels": {IN_SERVICE_LABEL: None if chosen else IN_SERVICE}}}
         try:
             await asyncio.gather(*(merge_patch(self._api, PODS.path(namespace=ns, name=name),
                                                body) for name in names))

@@ -118,6 +118,34 @@ async def test_delete_nodes_removes_exactly_the_chosen_nodes(harness: Harness) -
     assert "below its minSize 1" in str(caught.value.details())
 
 
+async def test_a_batch_of_deletions_removes_the_oldest_nodes_it_names(harness: Harness) -> None:
+    # Cluster Autoscaler deletes a batch of empty nodes as one DeleteNodes call per node, all
+    # at once. Here they name the oldest instances: a ReplicaSet controller that ranked the
+    # pods without seeing the marks would remove the newest instead.
+    group = f"batch-{harness.suffix}"
+    await harness.start([shape_group(group, min_size=2)])
+    await harness.running(group, 2)
+    oldest = sorted(await harness.nodes())
+    await asyncio.sleep(2)  # ready for twice as long as the next ones, in the controller's rank
+    await harness.stub.NodeGroupIncreaseSize(pb.NodeGroupIncreaseSizeRequest(id=group, delta=4))
+    await harness.running(group, 6)
+    newest = sorted(set(await harness.nodes()) - set(oldest))
+    chosen = [*oldest, newest[0]]
+    kept_pods = {n: p["metadata"]["uid"] for n, p in (await harness.pods()).items()
+                 if n not in chosen}
+    nodes = await harness.nodes()
+    await asyncio.gather(*(harness.stub.NodeGroupDeleteNodes(pb.NodeGroupDeleteNodesRequest(
+        id=group, nodes=[pb.ExternalGrpcNode(providerID=nodes[n]["spec"]["providerID"],
+                                             name=n)])) for n in chosen))
+    assert await harness.target(group) == 3
+
+    async def settled() -> bool:
+        return set(await harness.nodes()) == set(kept_pods) == set(await harness.pods())
+    await eventually(settled, timeout=WAIT, what=f"only {sorted(kept_pods)} left")
+    pods = await harness.pods()
+    assert {n: pods[n]["metadata"]["uid"] for n in kept_pods} == kept_pods  # none replaced
+
+
 async def block_node_creation(harness: Harness, group: str) -> None:
     """Make the API server refuse this group's Nodes: its instances never register."""
     name = f"block-{harness.namespace}"

@@ -18,7 +18,13 @@ from simkube.cloudprov.config import CloudConfig, parse
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Kind
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
-from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, GROUP_LABEL, LOWEST_DELETION_COST
+from simkube.cloudprov.naming import (
+    DELETION_COST_ANNOTATION,
+    GROUP_LABEL,
+    IN_SERVICE,
+    IN_SERVICE_LABEL,
+    LOWEST_DELETION_COST,
+)
 from simkube.cloudprov.scaling import Scaler
 from simkube.core.kubeapi import ApiError, KubeClient
 from simkube.core.simtime import TimeScale
@@ -27,6 +33,7 @@ from simkube.simulation.run_configmap import RunTiming
 NAMESPACE = "sk-test"
 DEPLOYMENT = f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/small"
 PODS = f"/api/v1/namespaces/{NAMESPACE}/pods"
+REPLICA_SETS = f"/apis/apps/v1/namespaces/{NAMESPACE}/replicasets"
 MARKED = {DELETION_COST_ANNOTATION: LOWEST_DELETION_COST}  # a pod chosen for removal
 GROUPS = f"""
 namespace: {NAMESPACE}
@@ -98,6 +105,9 @@ class FakeCluster(KubeClient):
         self.calls: list[tuple[str, str, Any]] = []
         self.failures: list[tuple[str, str, ApiError]] = []
         self.echo = True
+        # The ReplicaSet controller's status as of its last look at the pods, per group;
+        # absent: it is up to date with every pod (see ``replica_sets``).
+        self.replica_set_cache: dict[str, dict[str, int]] = {}
         self._versions = itertools.count(100)
 
     def fail(self, method: str, path_part: str, *, code: int = 500) -> None:
@@ -122,6 +132,8 @@ class FakeCluster(KubeClient):
             if failing == method and part in path:
                 del self.failures[index]
                 raise error
+        if method == "GET" and path == REPLICA_SETS:
+            return self.replica_sets(str(query["labelSelector"]))
         if method == "POST":
             target = f"{path}/{body['metadata']['name']}"
             if target in self.objects:
@@ -144,6 +156,21 @@ class FakeCluster(KubeClient):
         self.put(path, updated, event="MODIFIED")
         return updated
 
+    def replica_sets(self, selector: str) -> dict[str, Any]:
+        """The group's ReplicaSet, its status counted from the pods as its controller does."""
+        group = selector.removeprefix(f"{GROUP_LABEL}=")
+        status = self.replica_set_cache.get(group) or self.replica_set_status(group)
+        return {"items": [{"metadata": {"name": f"{group}-5d9f", "labels": {GROUP_LABEL: group}},
+                           "status": status}]}
+
+    def replica_set_status(self, group: str) -> dict[str, int]:
+        active = [pod["metadata"] for path, pod in self.objects.items()
+                  if path.startswith(PODS) and pod["metadata"]["labels"].get(GROUP_LABEL) == group
+                  and not pod["metadata"].get("deletionTimestamp")]
+        return {"replicas": len(active),
+                "fullyLabeledReplicas": sum(1 for meta in active
+                                            if meta["labels"].get(IN_SERVICE_LABEL) == IN_SERVICE)}
+
     # Building a cluster state.
 
     def deployment(self, config: CloudConfig, group: str, replicas: int) -> None:
@@ -152,9 +179,12 @@ class FakeCluster(KubeClient):
         self.put(f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/{group}", body)
 
     def pod(self, group: str, name: str, **annotations: str) -> None:
+        """A placeholder pod; one given MARKED is out of service, as the scaler leaves it."""
+        labels = {GROUP_LABEL: group}
+        if annotations.get(DELETION_COST_ANNOTATION) != LOWEST_DELETION_COST:
+            labels[IN_SERVICE_LABEL] = IN_SERVICE
         self.put(f"/api/v1/namespaces/{NAMESPACE}/pods/{name}", {
-            "metadata": {"name": name, "labels": {GROUP_LABEL: group},
-                         "annotations": dict(annotations)},
+            "metadata": {"name": name, "labels": labels, "annotations": dict(annotations)},
             "status": {"phase": "Running"}})
 
     def node(self, config: CloudConfig, group: str, name: str, *, ready: bool = True) -> None:

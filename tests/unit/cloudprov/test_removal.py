@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, IN_SERVICE, IN_SERVICE_LABEL
 from simkube.core.errors import AbortedError, UnavailableError
 from tests.unit.cloudprov.fakes import DEPLOYMENT, MARKED, PODS, ScalingSetup
 
@@ -50,3 +53,33 @@ async def test_recover_withdraws_marks_no_scale_down_will_honour(setup: ScalingS
     setup.cluster.pod("small", "b", **MARKED)
     await setup.scaler.recover()
     assert setup.marked() == set()
+
+
+async def test_replicas_wait_until_the_replica_set_controller_counts_the_marks(
+        setup: ScalingSetup) -> None:
+    # Its cache predates the marks: it would rank a, b and c alike and could remove any.
+    setup.cluster.replica_set_cache["small"] = {"replicas": 3, "fullyLabeledReplicas": 3}
+
+    async def catch_up() -> None:
+        await asyncio.sleep(0.2)
+        assert setup.replicas() == 3, "replicas dropped before the controller saw the mark"
+        del setup.cluster.replica_set_cache["small"]
+    await asyncio.gather(catch_up(), setup.scaler.delete_nodes(
+        "small", ["a"], deadline=setup.deadline()))
+    assert setup.replicas() == 2
+    assert setup.marked() == {"a"}
+
+
+async def test_a_replica_set_controller_that_never_counts_the_marks_changes_nothing(
+        setup: ScalingSetup) -> None:
+    setup.cluster.replica_set_cache["small"] = {"replicas": 3, "fullyLabeledReplicas": 3}
+    deadline = asyncio.get_running_loop().time() + 0.3
+    with pytest.raises(UnavailableError, match=r"the ReplicaSet controller has not yet counted "
+                                               r"the pods of node group 'small' marked"):
+        await setup.scaler.delete_nodes("small", ["a"], deadline=deadline)
+    assert setup.replicas() == 3
+    assert setup.marked() == set()
+    pod = setup.cluster.objects[f"{PODS}/a"]["metadata"]
+    assert pod["labels"][IN_SERVICE_LABEL] == IN_SERVICE  # back in service
+    assert DELETION_COST_ANNOTATION not in pod["annotations"]
+    assert set(setup.cluster.index.groups["small"].nodes) == {"a", "b", "c"}

@@ -5,7 +5,11 @@ import time
 
 import pytest
 
-from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, LOWEST_DELETION_COST
+from simkube.cloudprov.naming import (
+    DELETION_COST_ANNOTATION,
+    IN_SERVICE_LABEL,
+    LOWEST_DELETION_COST,
+)
 from simkube.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
@@ -13,7 +17,7 @@ from simkube.core.errors import (
     OutOfRangeError,
     UnavailableError,
 )
-from tests.unit.cloudprov.fakes import DEPLOYMENT, PODS, ScalingSetup
+from tests.unit.cloudprov.fakes import DEPLOYMENT, PODS, REPLICA_SETS, ScalingSetup
 
 pytestmark = pytest.mark.unit
 
@@ -47,7 +51,14 @@ async def test_delete_nodes_marks_exactly_those_then_lowers_replicas(setup: Scal
                               ("PATCH", DEPLOYMENT),
                               ("DELETE", "/api/v1/nodes/a"), ("DELETE", "/api/v1/nodes/c")]
     assert setup.cluster.calls[0][2] == {
-        "metadata": {"annotations": {DELETION_COST_ANNOTATION: LOWEST_DELETION_COST}}}
+        "metadata": {"annotations": {DELETION_COST_ANNOTATION: LOWEST_DELETION_COST},
+                     "labels": {IN_SERVICE_LABEL: None}}}
+    # Replicas dropped only once the ReplicaSet's status counted the marked pods.
+    reads = [i for i, (method, path, _) in enumerate(setup.cluster.calls) if path == REPLICA_SETS]
+    lowered = next(i for i, (method, path, _) in enumerate(setup.cluster.calls)
+                   if (method, path) == ("PATCH", DEPLOYMENT))
+    assert reads
+    assert max(reads) < lowered
     setup.replica_set_removes_marked()
     await asyncio.sleep(0.05)
     assert set(setup.cluster.index.groups["small"].pods) == {"b"}
