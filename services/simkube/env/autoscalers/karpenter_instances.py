@@ -34,6 +34,7 @@ from simkube.core.kubeapi import (
     KubeClient,
 )
 from simkube.core.logs import get_logger
+from simkube.env.autoscalers.karpenter_claim_times import bring_back_claim_times
 from simkube.env.controlplane.components import FAKE_NODE_ANNOTATION, FAKE_NODE_VALUE
 
 log = get_logger(__name__)
@@ -170,6 +171,7 @@ async def _lift_orphans(kube: KubeClient, readiness: dict[str, str]) -> list[str
 async def _run(kubeconfig: Path, grace_s: float) -> list[str]:
     kube = await KubeClient.connect(kubeconfig=kubeconfig)
     try:
+        await bring_back_claim_times(kube)
         await _lift_orphans(kube, await _pool_readiness(kube))
         return await _recover(kube, grace_s=grace_s)
     finally:
@@ -177,5 +179,7 @@ async def _run(kubeconfig: Path, grace_s: float) -> list[str]:
 
 
 def recover_instances(*, kubeconfig: Path, grace_s: float = 2.0) -> list[str]:
-    """Create the Nodes of launched NodeClaims that have none; the names created."""
+    """Create the Nodes of launched NodeClaims that have none; the names created. Before
+    that, claims a paced build dated ahead are dated now (karpenter_claim_times.py) and
+    Nodes whose held readiness that build would have lifted get their pool's."""
     return asyncio.run(_run(kubeconfig, grace_s))
