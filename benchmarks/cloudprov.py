@@ -7,6 +7,12 @@ observes, so they include the gRPC round trip, not only the lookup. Figures:
 
 * ``cloudprov.increase_to_ready_seconds``: IncreaseSize(+100) until NodeGroupNodes reports
   100 instances running (i.e. 100 Nodes Ready). Goal: at most 10 s.
+* ``cloudprov.delete_batch_seconds``: DeleteNodes as Cluster Autoscaler sends a batch of
+  empty nodes, one call per node, all at once (10 of the 100), until every call has
+  returned; with each call's latency, whether exactly the named instances went, and one
+  lone DeleteNodes first as the baseline. Each call waits until the ReplicaSet's status
+  counts its marks before replicas drop (docs/cloudprov.md, *Scale-down*). Goal: the batch
+  within 2 s, exact.
 * ``cloudprov.node_group_for_node_ms`` and ``cloudprov.node_group_nodes_ms`` at 1,000 and
   5,000 nodes: p50/p99. NodeGroupForNode asks about every node in turn plus 10% nodes the
   provider does not know, as CA does. Goal: NodeGroupForNode p99 at most 1 ms at 5,000.
@@ -52,6 +58,7 @@ SIZES = (1_000, 5_000)
 LOOKUPS = 20_000
 LISTINGS = 200
 SETTLE = 5.0
+BATCH = 10  # empty nodes Cluster Autoscaler deletes in one go
 READY_TIMEOUT = 900.0
 RUNNING = pb.InstanceStatus.instanceRunning
 
@@ -120,6 +127,43 @@ def _lookups(stub: Any, health: Any) -> tuple[list[float], list[float]]:
     return samples, baseline
 
 
+def _running_ids(stub: Any) -> set[str]:
+    reply = stub.NodeGroupNodes(pb.NodeGroupNodesRequest(id=GROUP))
+    return {i.id for i in reply.instances if i.status.instanceState == RUNNING}
+
+
+def _delete_request(instance: str) -> Any:
+    return pb.NodeGroupDeleteNodesRequest(id=GROUP, nodes=[pb.ExternalGrpcNode(
+        providerID=instance, name=instance.removeprefix("simkube://"))])
+
+
+def _delete_batch(stub: Any) -> dict[str, Any]:
+    """One lone DeleteNodes, then a batch of BATCH at once; the figure."""
+    before = sorted(_running_ids(stub))
+    lone, batch = before[0], before[1:BATCH + 1]
+    started = time.perf_counter()
+    stub.NodeGroupDeleteNodes(_delete_request(lone), timeout=60)
+    lone_s = time.perf_counter() - started
+    started = time.perf_counter()
+    calls = [(time.perf_counter(), stub.NodeGroupDeleteNodes.future(_delete_request(i),
+                                                                     timeout=60))
+             for i in batch]
+    latencies = []
+    for sent, call in calls:
+        call.result()
+        latencies.append(time.perf_counter() - sent)
+    batch_s = time.perf_counter() - started
+    _wait_running(stub, len(before) - BATCH - 1, interval=0.1)
+    time.sleep(SETTLE)
+    left = _running_ids(stub)
+    wanted = set(before) - {lone, *batch}
+    return {"benchmark": "cloudprov.delete_batch_seconds", "nodes": len(before),
+            "batch": BATCH, "value": round(batch_s, 3), "goal_max": 2.0,
+            "call_ms": _percentiles(latencies),
+            "baseline_lone_call_ms": round(lone_s * 1000, 1),
+            "exact": left == wanted, "unchosen_gone": len(wanted - left)}
+
+
 def _run(kubeconfig: Path, work: Path) -> Iterator[dict[str, Any]]:
     config = work / "config.yaml"
     config.write_text(yaml.safe_dump({"nodeGroups": [{
@@ -146,7 +190,9 @@ def _run(kubeconfig: Path, work: Path) -> Iterator[dict[str, Any]]:
             _wait_running(stub, 100, interval=0.05)
             yield {"benchmark": "cloudprov.increase_to_ready_seconds", "nodes": 100,
                    "value": round(time.monotonic() - started, 2), "goal_max": 10.0}
-            current = 100
+            time.sleep(SETTLE)
+            yield _delete_batch(stub)
+            current = 100 - BATCH - 1
             for size in SIZES:
                 stub.NodeGroupIncreaseSize(pb.NodeGroupIncreaseSizeRequest(
                     id=GROUP, delta=size - current), timeout=60)

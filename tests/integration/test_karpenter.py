@@ -4,8 +4,9 @@ Each environment is started by the real ``skctl env up --autoscaler karpenter`` 
 node-groups file with short provisioning (delay 4 s, ready 2 s later), so every check takes
 seconds: pending pods get nodes of the groups' instance types, the nodes go again by
 consolidation once the load goes, a NodePool's limit caps the nodes, and a Karpenter killed
-mid-scale-up neither loses nor duplicates a node. A run at 10x that sk-ctrl holds registers
-its nodes at real time, as the run's clock runs then.
+mid-scale-up neither loses nor duplicates a node, and a restart dates now a NodeClaim
+condition dated ahead of the wall clock. A run at 10x that sk-ctrl holds registers its
+nodes at real time, as the run's clock runs then.
 """
 
 from __future__ import annotations
@@ -172,6 +173,33 @@ def test_a_karpenter_killed_mid_scale_up_loses_and_duplicates_no_node(
         assert_one_node_per_claim(env)
     finally:
         kubectl(env, "delete", "deployment/batch", "-n", "default")
+    wait_for(lambda: not karpenter_nodes(env), timeout=150, what="nodes consolidated away")
+
+
+def test_a_restart_dates_now_claim_conditions_dated_ahead(karpenter_env: SimEnv) -> None:
+    """A paced build's trace clock dates a draining claim's condition ahead of the wall; a
+    Karpenter on another clock would wait for that time (karpenter_claim_times.py)."""
+    env = karpenter_env
+    kubectl(env, "apply", "-f", "-", stdin=deployment("dated", replicas=1, cpu="1500m",
+                                                      selector={"simkube.dev/size": "small"}))
+    try:
+        wait_for(lambda: running(env, "dated") == 1, timeout=60, what="the pod Running")
+        [claim] = items(env, "nodeclaims")
+        ahead = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 1080))
+        conditions = [{**c, "lastTransitionTime": ahead} if c["type"] == "Launched" else c
+                      for c in claim["status"]["conditions"]]
+        kubectl(env, "patch", "nodeclaim", claim["metadata"]["name"], "--subresource=status",
+                "--type=merge", "-p", json.dumps({"status": {"conditions": conditions}}))
+
+        def launched_at() -> float:
+            [now] = items(env, "nodeclaims")
+            return next(unix_s(c["lastTransitionTime"]) for c in now["status"]["conditions"]
+                        if c["type"] == "Launched")
+        assert launched_at() > time.time() + 1000
+        skctl("env", "restart", "--name", env.name, "karpenter")
+        assert launched_at() <= time.time() + 1
+    finally:
+        kubectl(env, "delete", "deployment/dated", "-n", "default")
     wait_for(lambda: not karpenter_nodes(env), timeout=150, what="nodes consolidated away")
 
 
