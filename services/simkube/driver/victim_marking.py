@@ -3,9 +3,11 @@
 The applier calls ``VictimMarker.before_apply`` with every object it is about to apply, in the
 object's own order. The marker remembers each owner's last applied replica count; when it
 drops, it asks the ``VictimPlan`` (victims.py) which pods the recording removed and sets
-their deletion cost before the apply goes out, so the ReplicaSet controller, which acts on
-the lower count only after the apply, already sees the marks. A mark that cannot be set is
-logged and the scale-down goes on: the ReplicaSet then picks by its own rules.
+their deletion cost before the apply goes out. The ReplicaSet controller acts on the lower
+count only after the apply, so it usually sees the marks. Its cache can lag them, though;
+the cost is best effort upstream, and sk-cloudprov, where a wrong pod means a wrong node,
+waits for the ReplicaSet's status instead (cloudprov/removal.py). A mark that cannot be set
+is logged and the scale-down goes on: the ReplicaSet then picks by its own rules.
 """
 
 from __future__ import annotations
