@@ -19,19 +19,12 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from simkube.core.kubeapi import MERGE_PATCH, NODE_CLAIMS, ApiError, KubeClient
+from simkube.core.kubeapi import MERGE_PATCH, NODE_CLAIMS, ApiError, KubeClient, unix_s
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
 TOLERANCE_S = 1.0  # API timestamps have whole seconds; a clock a little ahead is no matter
 ATTEMPTS = 3  # a claim Karpenter updates meanwhile is read again
-
-
-def _seconds(stamp: object) -> float | None:
-    try:
-        return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def brought_back(claim: dict[str, Any], *, now: float) -> list[dict[str, Any]] | None:
@@ -41,7 +34,7 @@ def brought_back(claim: dict[str, Any], *, now: float) -> list[dict[str, Any]] |
     stamp = datetime.fromtimestamp(int(now), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     ahead = False
     for condition in conditions:
-        when = _seconds(condition.get("lastTransitionTime"))
+        when = unix_s(condition.get("lastTransitionTime"))
         if when is not None and when > now + TOLERANCE_S:
             condition["lastTransitionTime"] = stamp
             ahead = True
