@@ -1,24 +1,36 @@
 """A run's timers reach the real scheduler and controller-manager, and are taken back.
 
-``env.retiming`` restarts the components that read their timers at start with the values
-divided by the run's speed (scheduler backoffs in its configuration file, the unschedulable
-flush and the controller-manager periods as flags), and ``restore`` puts the command lines
-``env up`` gave back. The processes must come back healthy each time.
+``env.retiming`` restarts the components that read their timers at start: the
+controller-manager with its periods divided by the run's speed, the project's scheduler with
+its backoffs (configuration file) and unschedulable flush (flag) in trace time and the run's
+speed for its queue's clock. ``restore`` puts the command lines ``env up`` gave back. The
+processes must come back healthy each time, and the scheduler must really back off in trace
+time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 import yaml
+from kubernetes_asyncio import client, config
 
-from simkube.core.simtime import TimerSettings, TimeScale
-from simkube.env import retiming
+from simkube.core.flags import with_flags
+from simkube.core.simtime import REAL_TIME, TimerSettings, TimeScale
+from simkube.env import retiming, state
+from simkube.env.lifecycle import running
+from simkube.env.pacing import SPEED_VARIABLE
 from simkube.env.paths import env_dir
+from simkube.env.restarting import restart_record
+from simkube.env.toolchain.catalog import KUBE_SCHEDULER
 from tests.conftest import skctl
+from tests.support.gotests import assert_go_tests_pass
+from tests.support.kube import FAKE_TOLERATION, eventually
 
 pytestmark = pytest.mark.integration
 
@@ -41,12 +53,12 @@ def test_a_run_retimes_the_control_plane_and_restore_undoes_it() -> None:
         assert "--horizontal-pod-autoscaler-sync-period=739ms" in \
             during["kube-controller-manager"]
         scheduler = during["kube-scheduler"]
-        assert "--pod-max-in-unschedulable-pods-duration=15000ms" in scheduler
+        assert f"{SPEED_VARIABLE}=20" in scheduler  # its queue's clock runs at the speed
+        assert "--pod-max-in-unschedulable-pods-duration=300000ms" in scheduler  # trace time
         config_path = next(a for a in scheduler if a.startswith("--config=")).split("=", 1)[1]
-        config = yaml.safe_load(Path(config_path).read_text())
-        # 1 s ÷ 20 is below the scheduler's minimum; 40 s ÷ 20 = 2 s.
-        assert (config["podInitialBackoffSeconds"], config["podMaxBackoffSeconds"]) == (1, 2)
-        assert config["leaderElection"] == {"leaderElect": False}  # the env's own settings kept
+        written = yaml.safe_load(Path(config_path).read_text())
+        assert (written["podInitialBackoffSeconds"], written["podMaxBackoffSeconds"]) == (1, 40)
+        assert written["leaderElection"] == {"leaderElect": False}  # the env's own kept
         assert retiming.retime(name, scale=TimeScale(20),
                                settings=settings) == []  # nothing to change
         assert json.loads(skctl("env", "status", "--name", name, "--json").stdout)["healthy"]
@@ -54,5 +66,71 @@ def test_a_run_retimes_the_control_plane_and_restore_undoes_it() -> None:
         assert argv_of(name) == before
         assert retiming.restore(name) == []
         assert json.loads(skctl("env", "status", "--name", name, "--json").stdout)["healthy"]
+    finally:
+        skctl("env", "down", "--name", name, check=False)
+
+
+def test_the_scheduler_builds_go_tests_pass() -> None:
+    assert_go_tests_pass(KUBE_SCHEDULER)  # its command, and the clocks shared with Karpenter
+
+
+async def _seconds_to_bind_once_it_fits(kubeconfig: str, *, label: str) -> float:
+    """Wall seconds from making a pod that failed to schedule fit to its binding: it waits out
+    the backoff its failure earned (the node's label change moves it to the backoff queue)."""
+    api = await config.new_client_from_config(config_file=kubeconfig)
+    async with api:
+        core = client.CoreV1Api(api)
+        node = (await core.list_node()).items[0].metadata.name
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": label},
+               "spec": {"containers": [{"name": "app", "image": "registry.example/app:1"}],
+                        "tolerations": [FAKE_TOLERATION], "nodeSelector": {label: "yes"}}}
+        await core.create_namespaced_pod("default", pod)
+
+        async def unschedulable() -> bool:
+            got = await core.read_namespaced_pod(label, "default")
+            return any(c.type == "PodScheduled" and c.reason == "Unschedulable"
+                       for c in got.status.conditions or [])
+
+        await eventually(unschedulable, timeout=60, what=f"{label} to be Unschedulable")
+        await core.patch_node(node, {"metadata": {"labels": {label: "yes"}}})
+        fitting = time.monotonic()
+
+        async def bound() -> bool:
+            return bool((await core.read_namespaced_pod(label, "default")).spec.node_name)
+
+        await eventually(bound, timeout=60, what=f"{label} to be bound", interval=0.05)
+        return time.monotonic() - fitting
+
+
+def _retime_observably(name: str, *, scale: TimeScale, settings: TimerSettings) -> None:
+    """The run's scheduler, with the queue's pop-from-backoff gate off: on (upstream's
+    default since 1.33), an idle scheduler takes a backing-off pod at once, so a lone pod
+    would show no backoff at all; a busy one (a burst, a large replay) honours them."""
+    retiming.retime(name, scale=scale, settings=settings)
+    with running(name, wait=retiming.LOCK_WAIT_S) as env:
+        record = next(r for r in env.components if r.name == "kube-scheduler")
+        restart_record(env, record, argv=with_flags(
+            record.argv, flags={"feature-gates": "SchedulerPopFromBackoffQ=false"}))
+        state.save(env)
+
+
+async def test_a_paced_scheduler_backs_off_in_trace_time() -> None:
+    # A 10 s backoff (initial and max) is 0.5 s of wall time at 20x on the queue's clock. The
+    # same configuration at speed 1, upstream's behaviour, waits the 10 s on the wall: the
+    # control that shows the measurement can tell the two apart.
+    name = f"paced-{os.getpid()}"
+    skctl("env", "up", "--name", name, "--nodes", "1")
+    try:
+        kubeconfig = json.loads(skctl("env", "status", "--name", name, "--json").stdout)[
+            "kubeconfig"]
+        ten = TimerSettings(values={"scheduler.podInitialBackoffSeconds": 10_000,
+                                    "scheduler.podMaxBackoffSeconds": 10_000})
+        # retime runs its own event loop (Karpenter's pools), so off this one
+        await asyncio.to_thread(_retime_observably, name, scale=TimeScale(20), settings=ten)
+        paced = await _seconds_to_bind_once_it_fits(kubeconfig, label="paced")
+        assert paced < 4.0, f"a 10 s backoff at 20x took {paced:.1f} s of wall time"
+        await asyncio.to_thread(_retime_observably, name, scale=REAL_TIME, settings=ten)
+        real = await _seconds_to_bind_once_it_fits(kubeconfig, label="real")
+        assert real > 5.0, f"a 10 s backoff at speed 1 took only {real:.1f} s"
     finally:
         skctl("env", "down", "--name", name, check=False)

@@ -22,8 +22,8 @@ from simkube.core.durations import parse_duration
 from simkube.core.kubeapi import KubeClient
 from simkube.core.simtime import TimerSettings, TimeScale
 from simkube.env import retiming
-from simkube.env.autoscalers.karpenter import SPEED_VARIABLE
 from simkube.env.autoscalers.karpenter_catalog import REGISTRATION_DELAY_ANNOTATION, pool_plans
+from simkube.env.pacing import SPEED_VARIABLE
 from simkube.env.paths import env_dir
 from tests.conftest import skctl
 

@@ -102,7 +102,7 @@ def test_every_import_between_packages_is_in_the_table() -> None:
 # simkube.env: a base, four rooms, and the modules on top that act on a whole environment.
 # A room may import the base and the rooms before it in this order.
 ENV_ROOMS = ("toolchain", "controlplane", "services", "autoscalers")
-ENV_BASE = {"paths", "ports", "processes", "state", "health", "grpcprobe"}
+ENV_BASE = {"paths", "ports", "processes", "state", "health", "grpcprobe", "pacing"}
 
 
 def _env_place(module: str) -> str | None:

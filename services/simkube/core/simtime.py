@@ -106,6 +106,12 @@ class TimeScale:
         if trace_ms == NEVER:  # off at every speed
             return ScaledTimer(timer=timer, scale=self, trace_ms=NEVER, wall_ms=NEVER,
                                effective_ms=NEVER)
+        if timer.paced:  # given in trace time; its bounds apply to that
+            given = round(trace_ms / 1000) * 1000 if timer.whole_seconds else trace_ms
+            if trace_ms > 0 or timer.min_wall_ms:
+                given = max(given, timer.min_wall_ms)
+            return ScaledTimer(timer=timer, scale=self, trace_ms=trace_ms,
+                               wall_ms=round(given / self.speed), effective_ms=given)
         wall = trace_ms / self.speed
         work = timer.work_ms if trace_ms > 0 else 0
         if work:
@@ -154,8 +160,13 @@ class ScaledTimer:
     timer: Timer
     scale: TimeScale
     trace_ms: int  # what was asked, in trace time
-    wall_ms: int  # what the component is given
+    wall_ms: int  # what the component is given, or for a paced timer how long it lasts
     effective_ms: int  # what the replay behaves with, in trace time
+
+    @property
+    def given_ms(self) -> int:
+        """The value the component is started with: trace time if it keeps the run's clock."""
+        return self.effective_ms if self.timer.paced else self.wall_ms
 
     @property
     def distortion(self) -> float:
@@ -178,7 +189,8 @@ class ScaledTimer:
         limit = ", ".join(part for part in (
             "whole seconds" if timer.whole_seconds else "",
             f"at least {human_duration(timer.min_wall_ms)}" if timer.min_wall_ms else "") if part)
-        why = (f"takes {limit} of wall time" if limit else
+        clock = "trace" if timer.paced else "wall"
+        why = (f"takes {limit} of {clock} time" if limit else
                f"adds {human_duration(timer.work_ms)} of its own work to every cycle")
         return (f"at speed {self.scale.speed:g}, {timer.key} {asked} is "
                 f"{human_duration(self.effective_ms)} of trace time ({timer.component.value} "
@@ -235,10 +247,11 @@ class TimerPlan:
         return tuple(t for t in self.timers if t.floored)
 
     def flags(self, component: Component, *, skip: Iterable[str] = ()) -> dict[str, str]:
-        """``component``'s timers as command-line values: flag name → wall value."""
+        """``component``'s timers as command-line values: flag name → the value it is given
+        (wall time, or trace time for a paced timer)."""
         left_out = set(skip)
-        return {t.timer.name: (str(t.wall_ms // 1000) if t.timer.whole_seconds
-                               else go_duration(t.wall_ms))
+        return {t.timer.name: (str(t.given_ms // 1000) if t.timer.whole_seconds
+                               else go_duration(t.given_ms))
                 for t in self.for_component(component) if t.timer.name not in left_out}
 
 

@@ -55,6 +55,10 @@ class Timer:
     default_ms: int  # the production default, in trace time
     whole_seconds: bool = False  # the component takes an integer number of seconds
     min_wall_ms: int = 0  # the smallest value the component accepts
+    # The component keeps this timer on the run's own clock (the project's paced builds,
+    # toolchain/pacing): it is given the trace value, which whole_seconds and min_wall_ms
+    # then bound, and lasts that value ÷ speed of wall time.
+    paced: bool = False
     may_be_never: bool = False  # the component takes "Never" (NEVER): the timer is off
     # Unset in a Simulation, the environment's own setting applies (the timer target says
     # which), not ``default_ms``: it is something the user chose when starting it.
@@ -97,14 +101,18 @@ CLUSTER_AUTOSCALER = (
 )
 
 # kube-scheduler: the backoffs are whole seconds in KubeSchedulerConfiguration (minimum 1);
-# the unschedulable-pods flush is a (deprecated, still honoured) command-line flag.
+# the unschedulable-pods flush is a (deprecated, still honoured) command-line flag. All three
+# are read by the scheduling queue, which the project's build keeps on the run's clock
+# (toolchain/kube-scheduler), so they are given in trace time: divided, the backoffs' 1 s
+# floor made every retry speed seconds of trace (10 s at 10x, where production's grow
+# 1, 2, 4, 8, 10 s).
 KUBE_SCHEDULER = (
     Timer(component=Component.KUBE_SCHEDULER, name="podInitialBackoffSeconds",
-          default_ms=1000, whole_seconds=True, min_wall_ms=1000),
+          default_ms=1000, whole_seconds=True, min_wall_ms=1000, paced=True),
     Timer(component=Component.KUBE_SCHEDULER, name="podMaxBackoffSeconds",
-          default_ms=10_000, whole_seconds=True, min_wall_ms=1000),
+          default_ms=10_000, whole_seconds=True, min_wall_ms=1000, paced=True),
     Timer(component=Component.KUBE_SCHEDULER, name="pod-max-in-unschedulable-pods-duration",
-          default_ms=300_000),
+          default_ms=300_000, paced=True),
 )
 
 # kube-controller-manager: the periods that decide how workloads scale (HPA) in a replay.
@@ -138,8 +146,11 @@ KUBE_CONTROLLER_MANAGER = (
 # seconds in the CRD, no minimum: 0s, Karpenter's default, consolidates as soon as it can).
 # Its batching flags are passed in trace time during a run: its clock divides them (above).
 KARPENTER = (
-    Timer(component=Component.KARPENTER, name="batch-idle-duration", default_ms=1000),
-    Timer(component=Component.KARPENTER, name="batch-max-duration", default_ms=10_000),
+    # Its batcher waits on the build's paced clock (toolchain/karpenter).
+    Timer(component=Component.KARPENTER, name="batch-idle-duration", default_ms=1000,
+          paced=True),
+    Timer(component=Component.KARPENTER, name="batch-max-duration", default_ms=10_000,
+          paced=True),
     Timer(component=Component.KARPENTER, name="consolidateAfter", default_ms=0,
           whole_seconds=True, may_be_never=True, from_environment=True),
 )

@@ -5,9 +5,10 @@ their timers once, at start, from flags and the scheduler's configuration file (
 consolidation and provisioning timing live in its NodePools and node classes, re-applied
 here too). So for a run at speed *s* each of them is restarted with its timers divided by *s*
 (``core.simtime``), and restarted with the command line ``env up`` gave it when the
-Simulation ends. Karpenter's hard-coded waits follow the speed too: it is restarted with
-``SIMKUBE_SPEED`` (``karpenter.run_argv``), which the command line of ``env up`` lacks, so
-the end of a Simulation puts it back at speed 1. The original command line is kept
+Simulation ends. Karpenter's hard-coded waits and kube-scheduler's queue follow the speed
+too: the project's builds of both are restarted with ``SIMKUBE_SPEED`` (``env.pacing``),
+which the command line of ``env up`` lacks, so the end of a Simulation puts them back at
+speed 1; their timers are given in trace time (``Timer.paced``). The original command line is kept
 in the environment's state (``base_argv``), so a crash between the two cannot lose it, and a
 component whose command line would not change is not restarted at all.
 
@@ -40,6 +41,7 @@ from simkube.env.autoscalers.karpenter import apply_pools, run_argv
 from simkube.env.autoscalers.karpenter_catalog import Disruption
 from simkube.env.controlplane.components import Component as Process
 from simkube.env.lifecycle import running
+from simkube.env.pacing import paced_argv
 from simkube.env.restarting import restart_record
 
 log = get_logger(__name__)
@@ -53,17 +55,20 @@ FLAG_TIMERS = {Process.KUBE_CONTROLLER_MANAGER.value: Component.KUBE_CONTROLLER_
 CONSOLIDATE_AFTER = f"{Component.KARPENTER.value}.consolidateAfter"
 
 
-def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan) -> list[str]:
-    """A run copy of the scheduler's configuration with the backoffs, and the flush flag."""
+def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan,
+                    run_configmap: str) -> list[str]:
+    """A run copy of the scheduler's configuration with the backoffs, the flush flag, and
+    the run's speed for the build's queue clock (``env.pacing``): the three are trace time."""
     config_arg = next(arg for arg in base if arg.startswith("--config="))
     config = load_yaml_mapping(Path(config_arg.partition("=")[2]), what="scheduler config")
     for timer in plan.for_component(Component.KUBE_SCHEDULER):
         if timer.timer.name in CONFIG_KEYS:
-            config[timer.timer.name] = timer.wall_ms // 1000
+            config[timer.timer.name] = timer.given_ms // 1000
     path = Path(env.directory) / RUN_SCHEDULER_CONFIG
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     flags = {"config": str(path), **plan.flags(Component.KUBE_SCHEDULER, skip=CONFIG_KEYS)}
-    return with_flags(base, flags=flags)
+    return paced_argv(with_flags(base, flags=flags), scale=plan.scale,
+                      run_configmap=run_configmap)
 
 
 def _wanted(env: state.EnvState, record: state.ComponentRecord,
@@ -79,7 +84,7 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
     if record.name in FLAG_TIMERS:
         return with_flags(base, flags=plan.flags(FLAG_TIMERS[record.name]))
     if record.name == Process.KUBE_SCHEDULER.value:
-        return _scheduler_argv(env, base, plan)
+        return _scheduler_argv(env, base, plan, run_configmap)
     return record.argv
 
 
@@ -91,8 +96,8 @@ def retime(name: str, *, scale: TimeScale, settings: TimerSettings | None = None
     stays: a run must not inherit what CA or Karpenter remembers of the previous one (when
     it last scaled up, which nodes have been unneeded since when, backed-off groups,
     pending consolidation decisions), or repetitions stop being comparable.
-    ``run_configmap`` ("namespace/name"): the run's ConfigMap, whose holds Karpenter's
-    clocks follow (``karpenter.run_argv``)."""
+    ``run_configmap`` ("namespace/name"): the run's ConfigMap, whose holds the paced
+    builds' clocks follow (``env.pacing``)."""
     chosen = (settings or TimerSettings()).with_defaults(environment_timers(name))
     return _apply(name, simtime.plan(scale=scale, settings=chosen),
                   fresh=(AUTOSCALER, KARPENTER) if fresh else (), run_configmap=run_configmap)

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.unit
 BACKOFF = BY_KEY["scheduler.podInitialBackoffSeconds"]
 MAX_BACKOFF = BY_KEY["scheduler.podMaxBackoffSeconds"]
 SCAN = BY_KEY["clusterAutoscaler.scan-interval"]
+GRACE = BY_KEY["clusterAutoscaler.max-graceful-termination-sec"]
 
 
 def test_conversion_both_ways() -> None:
@@ -65,17 +66,32 @@ def test_durations_divide_exactly() -> None:
 
 
 def test_whole_seconds_round_and_stop_at_their_minimum() -> None:
-    floored = TimeScale(30).scale(BACKOFF, 1000)
+    floored = TimeScale(30).scale(GRACE, 1000)
     assert (floored.wall_ms, floored.effective_ms) == (1000, 30_000)
     assert floored.floored
     assert floored.distortion == 30
-    assert "at speed 30, scheduler.podInitialBackoffSeconds 1.0s is 30.0s of trace time" \
+    assert ("at speed 30, clusterAutoscaler.max-graceful-termination-sec 1.0s is 30.0s of "
+            "trace time") in floored.describe()
+    assert "(clusterAutoscaler takes whole seconds, at least 1.0s of wall time)" \
         in floored.describe()
-    assert "(scheduler takes whole seconds, at least 1.0s of wall time)" in floored.describe()
-    rounded = TimeScale(4).scale(MAX_BACKOFF, 10_000)  # 2.5 s → 2 s: 8 s of trace time
+    rounded = TimeScale(4).scale(GRACE, 10_000)  # 2.5 s → 2 s: 8 s of trace time
     assert (rounded.wall_ms, rounded.effective_ms) == (2000, 8000)
     assert rounded.floored
     assert rounded.distortion == 0.8
+
+
+def test_a_paced_timer_is_given_in_trace_time() -> None:
+    # The scheduler's queue keeps the run's clock: its 1 s backoff stays 1 s of trace at
+    # 30x (33 ms of wall), where divided it would have stopped at 1 s of wall (30 s of trace).
+    backoff = TimeScale(30).scale(BACKOFF, 1000)
+    assert (backoff.given_ms, backoff.wall_ms, backoff.effective_ms) == (1000, 33, 1000)
+    assert not backoff.floored
+    # Its bounds apply to the trace value it is given: whole seconds, at least one.
+    rounded = TimeScale(10).scale(MAX_BACKOFF, 2500)
+    assert (rounded.given_ms, rounded.effective_ms, rounded.distortion) == (2000, 2000, 0.8)
+    assert "(scheduler takes whole seconds, at least 1.0s of trace time)" in rounded.describe()
+    unpaced = TimeScale(10).scale(SCAN, 10_000)
+    assert unpaced.given_ms == unpaced.wall_ms == 1000
 
 
 def test_a_period_that_waits_for_its_work_is_shortened_by_it() -> None:
@@ -104,14 +120,15 @@ def test_zero_stays_zero_unless_the_component_has_a_minimum() -> None:
 
 def test_the_plan_covers_the_catalogue_and_the_extras() -> None:
     extra = Timer(component=Component.CLOUDPROV, name="small.delay", default_ms=60_000)
-    plan = simtime.plan(scale=TimeScale(10), settings=TimerSettings(values={SCAN.key: 20_000}),
-                        extra=[(extra, 60_000)])
+    plan = simtime.plan(scale=TimeScale(10), settings=TimerSettings(
+        values={SCAN.key: 20_000, GRACE.key: 3000}), extra=[(extra, 60_000)])
     assert len(plan.timers) == len(CATALOGUE) + 1
     assert plan.wall_ms(SCAN.key) == 2000
     assert plan.wall_ms("nodeGroups.small.delay") == 6000
     assert plan.wall_ms("clusterAutoscaler.scale-down-unneeded-time") == 60_000
-    assert [t.timer.key for t in plan.distorted()] == [BACKOFF.key]
-    assert {t.timer.key for t in plan.floored()} == {BACKOFF.key}
+    assert [t.timer.key for t in plan.distorted()] == [GRACE.key]  # 3 s -> 10 s of trace
+    assert {t.timer.key for t in plan.floored()} == {GRACE.key}
+    assert not simtime.plan(scale=TimeScale(10)).floored()  # production's all fit at 10x
 
 
 def test_speed_one_is_production() -> None:
@@ -127,7 +144,7 @@ def test_flags_in_the_form_each_component_reads() -> None:
     assert flags["max-graceful-termination-sec"] == "60"
     scheduler = plan.flags(Component.KUBE_SCHEDULER, skip=["podInitialBackoffSeconds",
                                                             "podMaxBackoffSeconds"])
-    assert scheduler == {"pod-max-in-unschedulable-pods-duration": "30000ms"}
+    assert scheduler == {"pod-max-in-unschedulable-pods-duration": "300000ms"}  # paced
 
 
 def test_unknown_settings_are_refused() -> None:
@@ -138,11 +155,12 @@ def test_unknown_settings_are_refused() -> None:
 CONSOLIDATE = BY_KEY["karpenter.consolidateAfter"]
 
 
-def test_karpenter_timers_divide_like_the_others() -> None:
+def test_karpenters_batching_is_paced_and_consolidate_after_divides() -> None:
     plan = simtime.plan(scale=TimeScale(10),
                         settings=TimerSettings(values={CONSOLIDATE.key: 100_000}))
+    # its batcher waits on the build's paced clock: given in trace time
     assert plan.flags(Component.KARPENTER, skip=["consolidateAfter"]) == {
-        "batch-idle-duration": "100ms", "batch-max-duration": "1000ms"}
+        "batch-idle-duration": "1000ms", "batch-max-duration": "10000ms"}
     assert plan.wall_ms(CONSOLIDATE.key) == 10_000
     assert not [t for t in plan.floored() if t.timer.component is Component.KARPENTER]
 

@@ -16,7 +16,8 @@ def test_karpenter_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SIMKUBE_CLUSTER_AUTOSCALER", raising=False)
     chosen = choose(binary=None)
     assert chosen.kind is AutoscalerKind.KARPENTER
-    assert chosen.builds == ("etcd", "kwok", "kubernetes", "metrics-server", "karpenter")
+    assert chosen.builds == ("etcd", "kwok", "kubernetes", "kube-scheduler", "metrics-server",
+                             "karpenter")
     assert chosen.up_args == ("--autoscaler", "karpenter", "--consolidate-after", "30s")
     assert chosen.run_args == ()
 

@@ -115,15 +115,18 @@ def test_timers_and_seed_go_to_their_sections_and_floors_are_named() -> None:
     simulation = from_flags(RunFlags(
         name="t", trace=str(TRACE), speed=TimeScale(30), seed=3,
         timers=("clusterAutoscaler.scan-interval=15s", "scheduler.podMaxBackoffSeconds=60",
-                "controllerManager.horizontal-pod-autoscaler-sync-period=30s")))
+                "controllerManager.horizontal-pod-autoscaler-sync-period=30s",
+                "clusterAutoscaler.max-graceful-termination-sec=10")))
     spec = simulation["spec"]
     assert spec["seed"] == 3
-    assert spec["autoscaler"] == {"clusterAutoscaler": {"scan-interval": "15s"}}
+    assert spec["autoscaler"] == {"clusterAutoscaler": {
+        "scan-interval": "15s", "max-graceful-termination-sec": "10"}}
     assert spec["scheduler"] == {"podMaxBackoffSeconds": "60"}
     assert spec["controllerManager"] == {"horizontal-pod-autoscaler-sync-period": "30s"}
+    # the scheduler's backoffs keep the run's clock, so only CA's whole-second floor shows
     assert timer_warnings(simulation) == [
-        "at speed 30, scheduler.podInitialBackoffSeconds 1.0s is 30.0s of trace time "
-        "(scheduler takes whole seconds, at least 1.0s of wall time)"]
+        "at speed 30, clusterAutoscaler.max-graceful-termination-sec 10.0s is 30.0s of trace "
+        "time (clusterAutoscaler takes whole seconds, at least 1.0s of wall time)"]
     slow = RunFlags(name="t", trace=str(TRACE), speed=TimeScale(2))
     assert timer_warnings(from_flags(slow)) == []
 

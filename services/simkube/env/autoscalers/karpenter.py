@@ -7,8 +7,8 @@ node-groups file both autoscalers share (``karpenter_catalog``). Karpenter v1 co
 webhooks, so none are served; leader election is off (one replica). Its kubeconfig comes from
 ``KUBECONFIG``: its own flag set has no ``--kubeconfig``, so the argv starts with ``env``, and
 a supervisor restart (which reuses the argv) keeps it. The same ``env`` carries
-``SIMKUBE_SPEED`` for a run (``run_argv``): the project's Karpenter main divides its own waits
-by it. Karpenter binds its metrics and health
+the run's speed (``run_argv``, ``env.pacing``): the project's Karpenter main divides its own
+waits by it. Karpenter binds its metrics and health
 ports on every interface (``:PORT`` is hard-wired upstream); the ports are free ones.
 """
 
@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
 from simkube.core.config import load_yaml_mapping
-from simkube.core.durations import go_duration
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.flags import with_flags
 from simkube.core.kubeapi import (
@@ -41,6 +39,7 @@ from simkube.core.timers import Component
 from simkube.env.autoscalers import flagmerge
 from simkube.env.autoscalers.karpenter_catalog import Disruption, instance_types, manifests
 from simkube.env.controlplane.components import Layout
+from simkube.env.pacing import env_binary, paced_argv
 from simkube.env.ports import LOOPBACK
 from simkube.env.services.commands import ServiceSpec
 from simkube.env.toolchain.cache import asset_paths, binary_path
@@ -55,11 +54,6 @@ DEFAULT_FLAGS = ("--batch-idle-duration=1s", "--batch-max-duration=10s", "--log-
 WIRING = ("--metrics-port", "--health-probe-port", "--instance-types-file-path",
           "--disable-leader-election", "--leader-election-namespace")
 RESOURCES = {resource.kind: resource for resource in (NODE_POOLS, KWOK_NODE_CLASSES)}
-# Read by the project's Karpenter main (toolchain/karpenter/main.go): the run's speed, by
-# which it divides every wait of its clock and its disruption loop's requeues. Unset: 1.
-SPEED_VARIABLE = "SIMKUBE_SPEED"
-# The run's ConfigMap ("namespace/name"), whose holds the build's clocks follow (pace.go).
-RUN_CONFIGMAP_VARIABLE = "SIMKUBE_RUN_CONFIGMAP"
 
 
 def instance_types_path(layout: Layout) -> Path:
@@ -81,10 +75,9 @@ def merge_flags(extra: tuple[str, ...]) -> list[str]:
 def karpenter_spec(*, layout: Layout, health_port: int, metrics_port: int,
                    extra: tuple[str, ...] = ()) -> ServiceSpec:
     """Karpenter's command line; healthy when ``/readyz`` answers (caches synced, CRDs known)."""
-    env = shutil.which("env") or "/usr/bin/env"
     return ServiceSpec(name=NAME, port=health_port,
                        health_url=f"http://{LOOPBACK}:{health_port}/readyz", argv=[
-        env, f"KUBECONFIG={layout.admin_kubeconfig}", str(binary_path(Binary.KARPENTER)),
+        env_binary(), f"KUBECONFIG={layout.admin_kubeconfig}", str(binary_path(Binary.KARPENTER)),
         "--disable-leader-election", f"--metrics-port={metrics_port}",
         f"--health-probe-port={health_port}",
         f"--instance-types-file-path={instance_types_path(layout)}", *merge_flags(extra)])
@@ -92,25 +85,14 @@ def karpenter_spec(*, layout: Layout, health_port: int, metrics_port: int,
 
 def run_argv(base: list[str], *, plan: TimerPlan, skip: Iterable[str] = (),
              run_configmap: str = "") -> list[str]:
-    """Karpenter's command line for a run: ``SIMKUBE_SPEED`` in its ``env`` prefix (left out
-    at speed 1, so a ground-truth run is upstream's behaviour) and its batching flags in
-    *trace* time. Its batcher waits through the clock that ``SIMKUBE_SPEED`` already
-    divides, so flags divided here as well would shrink the windows by the speed twice;
-    the plan's wall values remain what the run really gets. ``skip``: timers it reads
-    elsewhere (consolidateAfter, from its NodePools). ``run_configmap`` ("namespace/name"):
-    where sk-ctrl publishes the run's holds, which the build's clocks then follow."""
-    left_out = set(skip)
-    flags = {t.timer.name: go_duration(t.trace_ms) for t in plan.for_component(
-        Component.KARPENTER) if t.timer.name not in left_out}
-    ours = (f"{SPEED_VARIABLE}=", f"{RUN_CONFIGMAP_VARIABLE}=")
-    argv = [arg for arg in with_flags(base, flags=flags) if not arg.startswith(ours)]
-    if plan.scale == REAL_TIME:
-        return argv
-    # argv[0] is ``env``: assignments go between it and the program.
-    variables = [f"{SPEED_VARIABLE}={plan.scale.speed!r}"]
-    if run_configmap:
-        variables.append(f"{RUN_CONFIGMAP_VARIABLE}={run_configmap}")
-    return [argv[0], *variables, *argv[1:]]
+    """Karpenter's command line for a run: the run's speed and hold ConfigMap for its clocks
+    (``env.pacing``; left out at speed 1, so a ground-truth run is upstream's behaviour) and
+    its batching flags in *trace* time: its batcher waits through the clock that the speed
+    already divides (the catalogue's timers are ``paced``). ``skip``: timers it reads
+    elsewhere (consolidateAfter, from its NodePools)."""
+    flags = plan.flags(Component.KARPENTER, skip=skip)
+    return paced_argv(with_flags(base, flags=flags), scale=plan.scale,
+                      run_configmap=run_configmap)
 
 
 def crds() -> list[dict[str, Any]]:

@@ -48,6 +48,9 @@ class BuildGroup:
     optional: bool = False
     # (module, path inside it) of files kept in the cache entry's ``assets/`` by base name.
     assets: tuple[tuple[str, str], ...] = ()
+    # Sibling modules under ``toolchain/`` that the wrapper replaces into its build (``replace
+    # ... => ../name``): their go.mod and own sources are part of the cache key too.
+    shared: tuple[str, ...] = ()
     module_dir: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -71,13 +74,20 @@ class BuildGroup:
 
     @property
     def sources(self) -> list[Path]:
-        """The wrapper module's own non-test ``.go`` files, in a stable order."""
-        return sorted(path for path in self.module_dir.glob("*.go")
-                      if not path.name.endswith("_test.go"))
+        """The project's own Go the build compiles, in a stable order: the wrapper's non-test
+        ``.go`` files, then each shared module's go.mod and non-test ``.go`` files."""
+        paths = _go_sources(self.module_dir)
+        for name in self.shared:
+            paths += [TOOLCHAIN_DIR / name / "go.mod", *_go_sources(TOOLCHAIN_DIR / name)]
+        return paths
 
     @property
     def cache_key(self) -> str:
         return f"{self.name}-{self.version}-{self.fingerprint}"
+
+
+def _go_sources(directory: Path) -> list[Path]:
+    return sorted(path for path in directory.glob("*.go") if not path.name.endswith("_test.go"))
 
 
 KUBERNETES = BuildGroup(
@@ -86,10 +96,19 @@ KUBERNETES = BuildGroup(
     packages={
         Binary.KUBE_APISERVER: "k8s.io/kubernetes/cmd/kube-apiserver",
         Binary.KUBE_CONTROLLER_MANAGER: "k8s.io/kubernetes/cmd/kube-controller-manager",
-        Binary.KUBE_SCHEDULER: "k8s.io/kubernetes/cmd/kube-scheduler",
         Binary.KUBECTL: "k8s.io/kubernetes/cmd/kubectl",
     },
     ldflags=kubernetes_stamps(UPSTREAM.kubernetes),
+)
+# The scheduler is its own wrapper (toolchain/kube-scheduler): upstream's command with the
+# scheduling queue on the replay's clock (SIMKUBE_SPEED; the real one at speed 1), so pods'
+# backoffs last trace time, not whole seconds of wall time. Same pins as KUBERNETES.
+KUBE_SCHEDULER = BuildGroup(
+    name="kube-scheduler",
+    version=UPSTREAM.kubernetes,
+    packages={Binary.KUBE_SCHEDULER: "simkube.local/toolchain/kube-scheduler"},
+    ldflags=kubernetes_stamps(UPSTREAM.kubernetes),
+    shared=("pacing",),
 )
 ETCD = BuildGroup(
     name="etcd",
@@ -139,6 +158,7 @@ KARPENTER = BuildGroup(
     # The wrapper's own main, not upstream's sigs.k8s.io/karpenter/kwok: the same operator,
     # provider and controllers, with its waits at the replay's speed (SIMKUBE_SPEED).
     packages={Binary.KARPENTER: "simkube.local/toolchain/karpenter"},
+    shared=("pacing",),  # its clocks, shared with the scheduler's wrapper
     # The CRDs its KWOK provider serves: NodePools, NodeClaims, NodeOverlays, KWOKNodeClasses.
     assets=tuple((_KARPENTER_MODULE, path) for path in (
         "kwok/charts/crds/karpenter.sh_nodepools.yaml",
@@ -166,7 +186,7 @@ HELM = BuildGroup(
 # environment needs first (the control plane, smallest first, so a proxy problem shows within
 # a minute, not after Kubernetes' quarter of an hour), then metrics-server (HPAs), the front
 # (CA's, seconds to build) and the autoscaler the demo runs, then what only tests use (helm).
-CONTROL_PLANE: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES)
+CONTROL_PLANE: tuple[BuildGroup, ...] = (ETCD, KWOK, KUBERNETES, KUBE_SCHEDULER)
 CORE_GROUPS: tuple[BuildGroup, ...] = (*CONTROL_PLANE, METRICS_SERVER, CLOUDPROV_FRONT,
                                        KARPENTER, HELM)
 ALL_GROUPS: tuple[BuildGroup, ...] = (*CORE_GROUPS, CLUSTER_AUTOSCALER)

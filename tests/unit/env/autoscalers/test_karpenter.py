@@ -6,14 +6,9 @@ import pytest
 
 from simkube.core.errors import EnvironmentStateError
 from simkube.core.simtime import TimerSettings, TimeScale, plan
-from simkube.env.autoscalers.karpenter import (
-    RUN_CONFIGMAP_VARIABLE,
-    SPEED_VARIABLE,
-    karpenter_spec,
-    merge_flags,
-    run_argv,
-)
+from simkube.env.autoscalers.karpenter import karpenter_spec, merge_flags, run_argv
 from simkube.env.controlplane.components import Layout
+from simkube.env.pacing import RUN_CONFIGMAP_VARIABLE, SPEED_VARIABLE
 
 pytestmark = pytest.mark.unit
 

@@ -9,10 +9,12 @@ from simkube.env.toolchain.catalog import (
     ALL_GROUPS,
     CLOUDPROV_FRONT,
     CLUSTER_AUTOSCALER,
+    CONTROL_PLANE,
     CORE_GROUPS,
     ETCD,
     HELM,
     KARPENTER,
+    KUBE_SCHEDULER,
     KUBERNETES,
     Binary,
     group_of,
@@ -53,10 +55,37 @@ def test_karpenter_builds_the_wrappers_own_main() -> None:
     assert "module simkube.local/toolchain/karpenter" in (
         KARPENTER.module_dir / "go.mod").read_text()
     assert [p.name for p in KARPENTER.sources] == [
-        "clock.go", "holdwatch.go", "main.go", "naming.go", "pace.go", "paced.go", "passes.go",
-        "queue.go", "registration.go", "retimed.go", "termination.go", "traceclock.go",
-        "triggers.go"]
+        "main.go", "naming.go", "paced.go", "passes.go", "queue.go", "registration.go",
+        "retimed.go", "termination.go", "triggers.go",
+        # the shared clocks it replaces in (../pacing)
+        "go.mod", "clock.go", "doc.go", "holdwatch.go", "pace.go", "traceclock.go"]
     assert all(not group.sources for group in (ETCD, KUBERNETES))
+
+
+def test_the_scheduler_is_upstreams_command_on_the_shared_clock() -> None:
+    assert Binary.KUBE_SCHEDULER not in KUBERNETES.packages
+    assert group_of(Binary.KUBE_SCHEDULER) is KUBE_SCHEDULER
+    assert KUBE_SCHEDULER in CONTROL_PLANE
+    go_mod = (KUBE_SCHEDULER.module_dir / "go.mod").read_text()
+    assert "\tk8s.io/kubernetes v1.36.3" in go_mod
+    assert "replace simkube.local/toolchain/pacing => ../pacing" in go_mod
+    assert KUBE_SCHEDULER.ldflags == KUBERNETES.ldflags
+    assert [p.name for p in KUBE_SCHEDULER.sources][:2] == ["command.go", "main.go"]
+
+
+def test_a_shared_modules_source_is_part_of_its_users_cache_keys(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(catalog, "TOOLCHAIN_DIR", tmp_path)
+    for name in ("user", "shared"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "shared" / "go.mod").write_text("module shared\n")
+    group = catalog.BuildGroup(name="user", version="v1", packages={Binary.KWOK: "example/x"},
+                               shared=("shared",))
+    bare = group.fingerprint
+    (tmp_path / "shared" / "clock_test.go").write_text("package shared\n")
+    assert group.fingerprint == bare
+    (tmp_path / "shared" / "clock.go").write_text("package shared\n")
+    assert group.fingerprint != bare
 
 
 def test_the_wrappers_go_source_is_part_of_the_cache_key(

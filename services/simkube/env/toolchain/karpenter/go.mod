@@ -85,4 +85,7 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.2-0.20260122202528-d9cc6641c482 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
+	simkube.local/toolchain/pacing v0.0.0
 )
+
+replace simkube.local/toolchain/pacing => ../pacing

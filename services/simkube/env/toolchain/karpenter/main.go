@@ -9,7 +9,7 @@
 // disruption loop, the provisioner's triggers and the node termination controller, puts
 // them on the replay's time. When the run holds its clock for the autoscaler, simkube names
 // the run's ConfigMap (SIMKUBE_RUN_CONFIGMAP) and all of that, node registration included,
-// follows the holds published there (pace.go).
+// follows the holds published there (pacing/pace.go).
 package main
 
 import (
@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/karpenter/pkg/controllers"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
 	"sigs.k8s.io/karpenter/pkg/operator"
+
+	"simkube.local/toolchain/pacing"
 )
 
 func fail(err error) {
@@ -32,22 +34,22 @@ func fail(err error) {
 func main() {
 	// Checked before the operator starts, so a bad value stops the process at once with
 	// a message instead of a Karpenter that runs at the wrong speed.
-	speed, err := parseSpeed(os.Getenv(SpeedVariable))
+	speed, err := pacing.ParseSpeed(os.Getenv(pacing.SpeedVariable))
 	if err != nil {
 		fail(err)
 	}
-	namespace, name, err := parseRunConfigMap(os.Getenv(RunConfigMapVariable))
+	namespace, name, err := pacing.ParseRunConfigMap(os.Getenv(pacing.RunConfigMapVariable))
 	if err != nil {
 		fail(err)
 	}
 	ctx, op := operator.NewOperator()
-	p := newPace(speed)
-	op.Clock = newClock(p) // before anything below copies it
+	p := pacing.NewPace(speed)
+	op.Clock = pacing.NewClock(p) // before anything below copies it
 	if speed != 1 {
 		log.FromContext(ctx).Info("timers follow the replay's speed", "speed", speed,
 			"holds", namespace+"/"+name)
 		if name != "" {
-			if err := followHolds(ctx, op.KubernetesInterface, namespace, name, p); err != nil {
+			if err := pacing.FollowHolds(ctx, op.KubernetesInterface, namespace, name, p); err != nil {
 				fail(err)
 			}
 		}
@@ -61,8 +63,8 @@ func main() {
 	// The provider without overlays is passed on too: some controllers need the raw offers.
 	provider := overlay.Decorate(raw, op.GetClient(), op.InstanceTypeStore)
 	// The cluster state keeps nominations on the trace clock, which the disruption
-	// controller reads them with (traceclock.go).
-	trace := newTraceClock(p)
+	// controller reads them with (pacing/traceclock.go).
+	trace := pacing.NewTraceClock(p)
 	cluster := state.NewCluster(trace, op.GetClient(), provider)
 	all := controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(),
 		op.EventRecorder, provider, raw, cluster, op.InstanceTypeStore)

@@ -5,7 +5,7 @@ package main
 // leaves that cadence on the wall. pacedLoop registers the same controller with the same
 // single-request source as upstream's Register does (sigs.k8s.io/karpenter v1.13,
 // pkg/controllers/disruption/controller.go), through a reconciler that divides each
-// requeue delay it returns by the speed (pace.go).
+// requeue delay it returns by the speed (pacing/pace.go).
 
 import (
 	"context"
@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
 	"sigs.k8s.io/karpenter/pkg/controllers/node/termination"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
+
+	"simkube.local/toolchain/pacing"
 )
 
 // loop is what pacedLoop needs of the controller it wraps.
@@ -36,7 +38,7 @@ const recheck = 100 * time.Millisecond
 
 type pacedLoop struct {
 	inner loop
-	pace  *pace
+	pace  *pacing.Pace
 
 	mu   sync.Mutex
 	next time.Duration // the pace's trace time of the next pass; 0: now
@@ -49,17 +51,17 @@ type pacedLoop struct {
 // 100 s of trace at 10x once the hold ended.
 func (p *pacedLoop) Reconcile(ctx context.Context) (reconciler.Result, error) {
 	p.mu.Lock()
-	left := p.next - p.pace.elapsed()
+	left := p.next - p.pace.Elapsed()
 	p.mu.Unlock()
 	if left > 0 {
-		return reconciler.Result{RequeueAfter: min(p.pace.wallFor(left), recheck)}, nil
+		return reconciler.Result{RequeueAfter: min(p.pace.WallFor(left), recheck)}, nil
 	}
 	result, err := p.inner.Reconcile(ctx)
-	if result.RequeueAfter > 0 && p.pace.speed != 1 {
+	if result.RequeueAfter > 0 && p.pace.Speed != 1 {
 		p.mu.Lock()
-		p.next = p.pace.elapsed() + result.RequeueAfter
+		p.next = p.pace.Elapsed() + result.RequeueAfter
 		p.mu.Unlock()
-		result.RequeueAfter = min(p.pace.wallFor(result.RequeueAfter), recheck)
+		result.RequeueAfter = min(p.pace.WallFor(result.RequeueAfter), recheck)
 	}
 	return result, err
 }
@@ -70,11 +72,11 @@ func (p *pacedLoop) Reconcile(ctx context.Context) (reconciler.Result, error) {
 // the termination controller's re-checks) are per object and are not followed through a
 // hold: one returned during a hold comes early in trace time, by at most its delay, rather
 // than late by up to (speed − 1) times it.
-func pacedDelay(delay time.Duration, p *pace) time.Duration {
-	if delay <= 0 || p.speed == 1 {
+func pacedDelay(delay time.Duration, p *pacing.Pace) time.Duration {
+	if delay <= 0 || p.Speed == 1 {
 		return delay
 	}
-	return max(time.Duration(float64(delay)/p.speed), singleton.RequeueImmediately)
+	return max(time.Duration(float64(delay)/p.Speed), singleton.RequeueImmediately)
 }
 
 func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
@@ -88,9 +90,9 @@ func (p *pacedLoop) Register(_ context.Context, m manager.Manager) error {
 // provisioner's pod and node triggers (triggers.go) and the node termination controller
 // (termination.go) wrapped at speed, and the provisioner's passes counted (passes.go);
 // unchanged at 1. provider decides which nodes the termination controller finalizes.
-func paced(controllers []controller.Controller, p *pace,
+func paced(controllers []controller.Controller, p *pacing.Pace,
 	provider cloudprovider.CloudProvider) ([]controller.Controller, error) {
-	if p.speed == 1 {
+	if p.Speed == 1 {
 		return controllers, nil
 	}
 	out := make([]controller.Controller, len(controllers))

@@ -33,6 +33,8 @@ import (
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
 	utilscontroller "sigs.k8s.io/karpenter/pkg/utils/controller"
+
+	"simkube.local/toolchain/pacing"
 )
 
 // Upstream's settings for the disruption queue's controller.
@@ -71,10 +73,10 @@ type commandRunner interface {
 type pacedQueue struct {
 	inner  commandRunner
 	source commands
-	pace   *pace
+	pace   *pacing.Pace
 }
 
-func newPacedQueue(q *disruption.Queue, p *pace) (*pacedQueue, error) {
+func newPacedQueue(q *disruption.Queue, p *pacing.Pace) (*pacedQueue, error) {
 	channel, err := queueSource(q)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
+
+	"simkube.local/toolchain/pacing"
 )
 
 // The pinned Karpenter's queue still keeps its commands' channel where the build reads it.
@@ -34,12 +36,12 @@ func (waitingQueue) Name() string { return "disruption.queue" }
 
 // The 1 s look-again while replacements come up is 1 s of trace: 100 ms of wall at 10x.
 func TestTheQueueLooksAgainOnThePace(t *testing.T) {
-	q := &pacedQueue{inner: waitingQueue{delay: time.Second}, pace: newPace(10)}
+	q := &pacedQueue{inner: waitingQueue{delay: time.Second}, pace: pacing.NewPace(10)}
 	result, err := q.Reconcile(context.Background(), &v1.NodeClaim{})
 	if err != nil || result.RequeueAfter != 100*time.Millisecond {
 		t.Fatalf("requeue after %v (%v); want 100ms", result.RequeueAfter, err)
 	}
-	done := &pacedQueue{inner: waitingQueue{}, pace: newPace(10)}
+	done := &pacedQueue{inner: waitingQueue{}, pace: pacing.NewPace(10)}
 	if result, _ := done.Reconcile(context.Background(), &v1.NodeClaim{}); result.RequeueAfter != 0 {
 		t.Fatalf("a finished command requeued after %v", result.RequeueAfter)
 	}
@@ -47,7 +49,7 @@ func TestTheQueueLooksAgainOnThePace(t *testing.T) {
 
 func TestPacedWrapsTheQueueAtSpeed(t *testing.T) {
 	queue := disruption.NewQueue(nil, nil, nil, nil, nil)
-	got, err := paced([]controller.Controller{queue}, newPace(10), nil)
+	got, err := paced([]controller.Controller{queue}, pacing.NewPace(10), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ package main
 // nodeRegistrationDelay, in a goroutine that waits with time.Sleep (sigs.k8s.io/karpenter
 // v1.13, kwok/cloudprovider/cloudprovider.go), and KWOK makes the Node Ready after the
 // NodePool template's ready-after annotation: both wall time. Divided by the speed they
-// were right only while the run's clock moved at its speed; a hold (pace.go) runs trace
-// time at real time, and every hold overlapping them made the node come early by
+// were right only while the run's clock moved at its speed; a hold (pacing/pace.go) runs
+// trace time at real time, and every hold overlapping them made the node come early by
 // hold × (speed − 1) of trace. The node class's delay is also whole seconds (its CRD's
 // pattern), so at 10× a 45 s delay became 4 s or 5 s of wall time.
 //
@@ -44,6 +44,8 @@ import (
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/operator"
+
+	"simkube.local/toolchain/pacing"
 )
 
 const (
@@ -74,12 +76,12 @@ type launch struct {
 }
 
 type registrations struct {
-	pace *pace
+	pace *pacing.Pace
 	mu   sync.Mutex
 	due  map[string]launch // by NodeClaim name
 }
 
-func newRegistrations(p *pace) *registrations {
+func newRegistrations(p *pacing.Pace) *registrations {
 	return &registrations{pace: p, due: map[string]launch{}}
 }
 
@@ -98,7 +100,7 @@ func classDelay(class *v1alpha1.KWOKNodeClass, speed float64) time.Duration {
 func (r *registrations) launched(claim string, delay time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.pace.elapsed()
+	now := r.pace.Elapsed()
 	for name, l := range r.due {
 		if l.at+l.delay+forgetAfter < now {
 			delete(r.due, name)
@@ -124,8 +126,8 @@ func (r *registrations) await(ctx context.Context, node string) {
 	if !ok {
 		return
 	}
-	if left := found.at + found.delay - r.pace.elapsed(); left > 0 {
-		r.pace.sleep(left, ctx.Done())
+	if left := found.at + found.delay - r.pace.Elapsed(); left > 0 {
+		r.pace.Sleep(left, ctx.Done())
 	}
 }
 
@@ -144,7 +146,7 @@ func (p pacedRegistration) Create(ctx context.Context, claim *v1.NodeClaim) (*v1
 			log.FromContext(ctx).V(1).Info("node class unread for registration", "error", err)
 		}
 	}
-	p.registrations.launched(claim.Name, classDelay(class, p.registrations.pace.speed))
+	p.registrations.launched(claim.Name, classDelay(class, p.registrations.pace.Speed))
 	created, err := p.CloudProvider.Create(ctx, claim)
 	if err != nil || created == nil || !pacedReadiness(claim.Annotations) {
 		return created, err
@@ -192,7 +194,7 @@ func (c registeringClient) Create(ctx context.Context, obj client.Object,
 	}
 	if paced {
 		after, _ := time.ParseDuration(wall) // read by pacedReadiness
-		trace := time.Duration(float64(after) * c.registrations.pace.speed)
+		trace := time.Duration(float64(after) * c.registrations.pace.Speed)
 		go c.makeReady(ctx, node.Name, trace)
 	}
 	return nil
@@ -201,7 +203,7 @@ func (c registeringClient) Create(ctx context.Context, obj client.Object,
 // makeReady lifts a Node's readiness once after (trace time) has passed on the pace and
 // Karpenter has registered it.
 func (c registeringClient) makeReady(ctx context.Context, name string, after time.Duration) {
-	if !c.registrations.pace.sleep(after, ctx.Done()) || !c.awaitRegistered(ctx, name) {
+	if !c.registrations.pace.Sleep(after, ctx.Done()) || !c.awaitRegistered(ctx, name) {
 		return
 	}
 	patch := client.RawPatch(types.MergePatchType,
@@ -245,11 +247,11 @@ func (c registeringClient) awaitRegistered(ctx context.Context, name string) boo
 
 // kwokProvider is the KWOK provider, naming its Nodes in launch order (naming.go) and, at a
 // speed, registering them and making them Ready on the pace (upstream's own timing at 1).
-func kwokProvider(ctx context.Context, op *operator.Operator, p *pace,
+func kwokProvider(ctx context.Context, op *operator.Operator, p *pacing.Pace,
 	types []*cloudprovider.InstanceType) cloudprovider.CloudProvider {
 	names := newLaunchNames(time.Now)
 	var kube client.Client = namingClient{Client: op.GetClient(), names: names}
-	if p.speed == 1 {
+	if p.Speed == 1 {
 		return launchOrdered{CloudProvider: kwok.NewCloudProvider(ctx, kube, types), names: names}
 	}
 	due := newRegistrations(p)

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/karpenter/kwok/apis/v1alpha1"
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	"simkube.local/toolchain/pacing"
 )
 
 func TestClassDelayPrefersTheTraceAnnotation(t *testing.T) {
@@ -33,7 +35,7 @@ func TestClassDelayPrefersTheTraceAnnotation(t *testing.T) {
 
 // The whole delay is waited on the pace: 500 ms of trace at 10x is 50 ms of wall.
 func TestAwaitWaitsTheDelayAtTheSpeed(t *testing.T) {
-	r := newRegistrations(newPace(10))
+	r := newRegistrations(pacing.NewPace(10))
 	r.launched("pool-abc", 500*time.Millisecond)
 	start := time.Now()
 	r.await(context.Background(), "kwok-pool-abc-xyz-123")
@@ -47,13 +49,13 @@ func TestAwaitWaitsTheDelayAtTheSpeed(t *testing.T) {
 
 // A hold during the delay makes it longer in wall time: it passes at real time then.
 func TestAwaitFollowsAHold(t *testing.T) {
-	p := newPace(10)
+	p := pacing.NewPace(10)
 	r := newRegistrations(p)
 	r.launched("pool-abc", 500*time.Millisecond)
-	p.setHeld(true)
+	p.SetHeld(true)
 	go func() {
 		time.Sleep(100 * time.Millisecond) // 100 ms of trace while held
-		p.setHeld(false)
+		p.SetHeld(false)
 	}()
 	start := time.Now()
 	r.await(context.Background(), "kwok-pool-abc-xyz-123")
@@ -64,7 +66,7 @@ func TestAwaitFollowsAHold(t *testing.T) {
 }
 
 func TestAwaitPassesOtherNodes(t *testing.T) {
-	r := newRegistrations(newPace(10))
+	r := newRegistrations(pacing.NewPace(10))
 	r.launched("pool-abc", time.Hour)
 	start := time.Now()
 	r.await(context.Background(), "kwok-pool-abcd-xyz-1") // another claim's prefix
@@ -111,7 +113,7 @@ func register(t *testing.T, kube client.Client, name string, claimAnnotations ma
 // Karpenter has registered it.
 func TestTheNodeIsMadeReadyOnThePace(t *testing.T) {
 	kube := fake.NewClientBuilder().Build()
-	c := registeringClient{Client: kube, registrations: newRegistrations(newPace(10))}
+	c := registeringClient{Client: kube, registrations: newRegistrations(pacing.NewPace(10))}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "kwok-pool-abc-x-1",
 		Annotations: map[string]string{readyAfterAnnotation: "20ms"}}}
 	ctx := context.Background()
@@ -142,7 +144,7 @@ func TestTheNodeIsMadeReadyOnThePace(t *testing.T) {
 // A Node deleted before its registration is not waited for, nor patched.
 func TestAGoneNodeIsNotMadeReady(t *testing.T) {
 	kube := fake.NewClientBuilder().Build()
-	c := registeringClient{Client: kube, registrations: newRegistrations(newPace(10))}
+	c := registeringClient{Client: kube, registrations: newRegistrations(pacing.NewPace(10))}
 	start := time.Now()
 	c.makeReady(context.Background(), "kwok-pool-abc-x-1", time.Millisecond)
 	if took := time.Since(start); took > time.Second {
@@ -163,7 +165,7 @@ func (launchingProvider) Create(_ context.Context, claim *v1.NodeClaim) (*v1.Nod
 // registration) has its readiness held; the claim the Node is made from keeps its own.
 func TestTheLaunchedClaimCarriesTheHeldReadiness(t *testing.T) {
 	p := pacedRegistration{CloudProvider: launchingProvider{}, kube: fake.NewClientBuilder().Build(),
-		registrations: newRegistrations(newPace(10))}
+		registrations: newRegistrations(pacing.NewPace(10))}
 	claim := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "pool-abc",
 		Annotations: map[string]string{readyAfterAnnotation: "1s"}}}
 	created, err := p.Create(context.Background(), claim)

@@ -1,6 +1,6 @@
 package main
 
-// Rebuilding the controllers that get traceClock (traceclock.go). controllers.NewControllers
+// Rebuilding the controllers that get traceClock (pacing/traceclock.go). controllers.NewControllers
 // builds them all with one clock; the disruption controller and the node termination
 // controller are built again here, through their public constructors and from the
 // provisioner, queues and cluster state that list already holds, so that they share those

@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	utilscontroller "sigs.k8s.io/karpenter/pkg/utils/controller"
 	nodeutils "sigs.k8s.io/karpenter/pkg/utils/node"
+
+	"simkube.local/toolchain/pacing"
 )
 
 // Upstream's settings for the termination controller's queue.
@@ -45,7 +47,7 @@ type nodeFinalizer interface {
 type pacedTermination struct {
 	inner    nodeFinalizer
 	provider cloudprovider.CloudProvider // which nodes are Karpenter's to finalize
-	pace     *pace
+	pace     *pacing.Pace
 }
 
 // Reconcile runs one pass of the termination controller and shortens its wait to the next.

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"simkube.local/toolchain/pacing"
 )
 
 // fakeFinalizer answers like the termination controller waiting out MinDrainTime.
@@ -24,7 +26,7 @@ func (f *fakeFinalizer) Name() string { return "node.termination" }
 
 func TestPacedTerminationDividesTheDrainRecheck(t *testing.T) {
 	inner := &fakeFinalizer{result: reconcile.Result{RequeueAfter: time.Second}}
-	paced := &pacedTermination{inner: inner, pace: newPace(10)}
+	paced := &pacedTermination{inner: inner, pace: pacing.NewPace(10)}
 	result, err := paced.Reconcile(context.Background(), &corev1.Node{})
 	if err != nil || inner.seen != 1 {
 		t.Fatalf("the inner controller must run once without error: seen %d, %v", inner.seen, err)
@@ -36,7 +38,7 @@ func TestPacedTerminationDividesTheDrainRecheck(t *testing.T) {
 
 func TestPacedTerminationKeepsAFinishedRemovalFinished(t *testing.T) {
 	inner := &fakeFinalizer{result: reconcile.Result{}}
-	paced := &pacedTermination{inner: inner, pace: newPace(10)}
+	paced := &pacedTermination{inner: inner, pace: pacing.NewPace(10)}
 	result, _ := paced.Reconcile(context.Background(), &corev1.Node{})
 	if result.RequeueAfter != 0 {
 		t.Fatalf("no requeue must stay no requeue, got %v", result.RequeueAfter)

@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	utilscontroller "sigs.k8s.io/karpenter/pkg/utils/controller"
+
+	"simkube.local/toolchain/pacing"
 )
 
 // Upstream's bounds on the triggers' concurrent reconciles (scaled by CPU count there too).
@@ -35,7 +37,7 @@ type trigger[T client.Object] interface {
 
 type pacedTrigger[T client.Object] struct {
 	inner trigger[T]
-	pace  *pace
+	pace  *pacing.Pace
 	kind  func() T // a new empty object of the watched kind
 }
 

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"simkube.local/toolchain/pacing"
 )
 
 // fakeTrigger answers like the provisioner's pod trigger: requeue after 10 s.
@@ -21,7 +23,7 @@ func (f *fakeTrigger) Name() string { return "provisioner.trigger.pod" }
 
 func TestPacedTriggerDividesTheRetrigger(t *testing.T) {
 	inner := &fakeTrigger{}
-	paced := &pacedTrigger[*corev1.Pod]{inner: inner, pace: newPace(20), kind: newPod}
+	paced := &pacedTrigger[*corev1.Pod]{inner: inner, pace: pacing.NewPace(20), kind: newPod}
 	result, err := paced.Reconcile(context.Background(), &corev1.Pod{})
 	if err != nil || inner.seen != 1 {
 		t.Fatalf("the inner trigger must run once without error: seen %d, %v", inner.seen, err)

@@ -1,4 +1,4 @@
-package main
+package pacing
 
 import (
 	"context"
@@ -8,15 +8,15 @@ import (
 )
 
 func TestParseRunConfigMap(t *testing.T) {
-	if ns, name, err := parseRunConfigMap(" sk-cloudprov/simkube-run-timescale "); err != nil ||
+	if ns, name, err := ParseRunConfigMap(" sk-cloudprov/simkube-run-timescale "); err != nil ||
 		ns != "sk-cloudprov" || name != "simkube-run-timescale" {
 		t.Errorf("got %q %q %v", ns, name, err)
 	}
-	if ns, name, err := parseRunConfigMap(""); err != nil || ns != "" || name != "" {
+	if ns, name, err := ParseRunConfigMap(""); err != nil || ns != "" || name != "" {
 		t.Errorf("empty: got %q %q %v", ns, name, err)
 	}
 	for _, bad := range []string{"name-only", "/name", "ns/", "a/b/c"} {
-		if _, _, err := parseRunConfigMap(bad); err == nil {
+		if _, _, err := ParseRunConfigMap(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -42,7 +42,7 @@ func holding(from, to time.Time) map[string]string {
 }
 
 func TestFollowerHoldsUntilTheWordOrTheExpiry(t *testing.T) {
-	p := newPace(10)
+	p := NewPace(10)
 	f := &holdFollower{pace: p}
 	ctx := context.Background()
 	now := time.Now()
@@ -70,7 +70,7 @@ func TestFollowerHoldsUntilTheWordOrTheExpiry(t *testing.T) {
 	}
 }
 
-func isHeld(p *pace) bool {
+func isHeld(p *Pace) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.held

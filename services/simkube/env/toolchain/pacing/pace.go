@@ -1,4 +1,4 @@
-package main
+package pacing
 
 // The replay's pace: how much trace time one wall second makes, which is the run's speed
 // except while sk-ctrl holds the run's clock for the autoscaler (ctrl/holding.py). A hold
@@ -20,9 +20,9 @@ import (
 // heldRate is the trace seconds per wall second during a hold (core/simtime.py HOLD_SPEED).
 const heldRate = 1.0
 
-type pace struct {
-	speed float64
-	began time.Time // real time, with its monotonic reading, when the pace began
+type Pace struct {
+	Speed float64
+	Began time.Time // real time, with its monotonic reading, when the pace began
 
 	mu      sync.Mutex
 	wall    time.Time     // when the rate last changed (with its monotonic reading)
@@ -31,24 +31,24 @@ type pace struct {
 	changed chan struct{} // closed when the rate changes, so waiters recompute
 }
 
-func newPace(speed float64) *pace {
+func NewPace(speed float64) *Pace {
 	now := time.Now()
-	return &pace{speed: speed, began: now, wall: now, changed: make(chan struct{})}
+	return &Pace{Speed: speed, Began: now, wall: now, changed: make(chan struct{})}
 }
 
-func (p *pace) rateLocked() float64 {
+func (p *Pace) rateLocked() float64 {
 	if p.held {
-		return min(p.speed, heldRate)
+		return min(p.Speed, heldRate)
 	}
-	return p.speed
+	return p.Speed
 }
 
-func (p *pace) elapsedLocked(now time.Time) time.Duration {
+func (p *Pace) elapsedLocked(now time.Time) time.Duration {
 	return p.trace + time.Duration(float64(now.Sub(p.wall))*p.rateLocked())
 }
 
 // elapsed is the trace time since the pace began.
-func (p *pace) elapsed() time.Duration {
+func (p *Pace) Elapsed() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.elapsedLocked(time.Now())
@@ -56,7 +56,7 @@ func (p *pace) elapsed() time.Duration {
 
 // setHeld starts (true) or ends (false) a hold now; waiters in progress recompute. It
 // reports whether that changed anything.
-func (p *pace) setHeld(held bool) bool {
+func (p *Pace) SetHeld(held bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.held == held {
@@ -72,7 +72,7 @@ func (p *pace) setHeld(held bool) bool {
 // wallFor is the wall time d of trace time takes at the current rate, a positive d staying
 // positive: rounding it to zero would turn "wait a little" into "do not wait", and Go
 // treats a zero or negative ticker period as an error.
-func (p *pace) wallFor(d time.Duration) time.Duration {
+func (p *Pace) WallFor(d time.Duration) time.Duration {
 	if d <= 0 {
 		return d
 	}
@@ -84,7 +84,7 @@ func (p *pace) wallFor(d time.Duration) time.Duration {
 
 // sleep waits until d of trace time has passed, following holds that begin or end meanwhile;
 // false if stop closed first.
-func (p *pace) sleep(d time.Duration, stop <-chan struct{}) bool {
+func (p *Pace) Sleep(d time.Duration, stop <-chan struct{}) bool {
 	p.mu.Lock()
 	target := p.elapsedLocked(time.Now()) + d
 	p.mu.Unlock()

@@ -1,14 +1,15 @@
-package main
+package pacing
 
-// A clock for replays at a speed: Karpenter reads the time through k8s.io/utils/clock, so
-// giving it one whose waits are shorter makes its timers keep pace with the replay.
+// A clock for replays at a speed: Karpenter and kube-scheduler read the time through
+// k8s.io/utils/clock, so giving them one whose waits are shorter makes their timers keep pace
+// with the replay.
 //
-// Now and Since stay real on purpose. Karpenter compares them with timestamps the API server
-// wrote (a NodeClaim's lastPodEventTime, a condition's transition time), which are wall
-// time; a clock that ran fast there would see every such timestamp as too old. Only the
-// waits (After, NewTimer and its Reset, AfterFunc, Sleep, Tick, NewTicker) are in trace
-// time, on the replay's pace (pace.go): divided by the speed, and at real time while the
-// run's clock is held.
+// pacedClock's Now and Since stay real on purpose. Karpenter compares them with timestamps
+// the API server wrote (a NodeClaim's lastPodEventTime, a condition's transition time),
+// which are wall time; a clock that ran fast there would see every such timestamp as too
+// old. Only the waits (After, NewTimer and its Reset, AfterFunc, Sleep, Tick, NewTicker)
+// are in trace time, on the replay's pace (pace.go): divided by the speed, and at real
+// time while the run's clock is held.
 
 import (
 	"fmt"
@@ -21,18 +22,18 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// SpeedVariable names the environment variable simkube sets when it starts Karpenter for
-// a replay at a speed (trace seconds per wall second).
+// SpeedVariable names the environment variable simkube sets when it starts a paced
+// component for a replay at a speed (trace seconds per wall second).
 const SpeedVariable = "SIMKUBE_SPEED"
 
 // maxSpeed is simkube's own upper bound (core/simtime.py MAX_SPEED), so the two agree on
 // what a valid speed is.
 const maxSpeed = 1_000_000.0
 
-// parseSpeed reads the variable's value: empty means 1 (a process started by hand behaves
+// ParseSpeed reads the variable's value: empty means 1 (a process started by hand behaves
 // exactly as upstream's); anything that is not a finite number in (0, maxSpeed] is refused,
 // because a silently ignored typo would make a replay unfaithful without a trace of why.
-func parseSpeed(value string) (float64, error) {
+func ParseSpeed(value string) (float64, error) {
 	text := strings.TrimSpace(value)
 	if text == "" {
 		return 1, nil
@@ -52,17 +53,17 @@ func parseSpeed(value string) (float64, error) {
 
 // pacedClock is the real clock with every wait measured in trace time on its pace.
 type pacedClock struct {
-	pace *pace
+	pace *Pace
 }
 
 // The widest interface of the package, so code that type-asserts for tickers or AfterFunc
 // finds them as it would on clock.RealClock.
 var _ clock.WithTickerAndDelayedExecution = pacedClock{}
 
-// newClock is the clock Karpenter gets at speed: at 1 the real one itself, so an unset
+// NewClock is the real-Now clock at the pace's speed: at 1 the real one itself, so an unset
 // variable changes nothing (runs at speed 1 never hold).
-func newClock(p *pace) clock.WithTickerAndDelayedExecution {
-	if p.speed == 1 {
+func NewClock(p *Pace) clock.WithTickerAndDelayedExecution {
+	if p.Speed == 1 {
 		return clock.RealClock{}
 	}
 	return pacedClock{pace: p}
@@ -72,7 +73,7 @@ func (pacedClock) Now() time.Time                  { return time.Now() }
 func (pacedClock) Since(t time.Time) time.Duration { return time.Since(t) }
 
 func (c pacedClock) After(d time.Duration) <-chan time.Time { return c.NewTimer(d).C() }
-func (c pacedClock) Sleep(d time.Duration)                  { c.pace.sleep(d, nil) }
+func (c pacedClock) Sleep(d time.Duration)                  { c.pace.Sleep(d, nil) }
 
 func (c pacedClock) NewTimer(d time.Duration) clock.Timer {
 	t := &pacedTimer{pace: c.pace, c: make(chan time.Time, 1)}
@@ -99,7 +100,7 @@ func (c pacedClock) NewTicker(d time.Duration) clock.Ticker {
 	}
 	t := &pacedTicker{c: make(chan time.Time, 1), stop: make(chan struct{})}
 	go func() {
-		for c.pace.sleep(d, t.stop) {
+		for c.pace.Sleep(d, t.stop) {
 			select {
 			case t.c <- time.Now():
 			default: // a slow reader drops ticks, as with time.Ticker
@@ -114,7 +115,7 @@ func (c pacedClock) NewTicker(d time.Duration) clock.Ticker {
 // so the batcher's "if !Stop() { <-C() }" before a Reset finds it. A timer stopped or reset
 // before it fires never delivers.
 type pacedTimer struct {
-	pace *pace
+	pace *Pace
 	c    chan time.Time // nil for AfterFunc
 	f    func()
 
@@ -137,7 +138,7 @@ func (t *pacedTimer) Reset(d time.Duration) bool {
 	stop := make(chan struct{})
 	t.stop = stop
 	go func() {
-		if t.pace.sleep(d, stop) {
+		if t.pace.Sleep(d, stop) {
 			t.fire(stop)
 		}
 	}()

@@ -1,9 +1,9 @@
-package main
+package pacing
 
 // Following the run's holds: sk-ctrl publishes the hold in progress in the run's ConfigMap
 // (simulation/run_configmap.py, key "holding": "start-expiry" in Unix ms, "" when the clock
 // runs) as it holds the run's clock for the autoscaler. simkube names that ConfigMap in
-// SIMKUBE_RUN_CONFIGMAP ("namespace/name") when it restarts Karpenter for a run; unset, the
+// SIMKUBE_RUN_CONFIGMAP ("namespace/name") when it restarts a paced component for a run; unset, the
 // pace never holds (a run that does not hold, or a process started by hand).
 //
 // A hold ends when the ConfigMap says so, or at its expiry if no word comes (sk-ctrl died
@@ -17,13 +17,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // RunConfigMapVariable names the environment variable with the run's ConfigMap.
@@ -32,8 +32,8 @@ const RunConfigMapVariable = "SIMKUBE_RUN_CONFIGMAP"
 // holdingKey is the ConfigMap's key for the hold in progress (run_configmap.RunKey.HOLDING).
 const holdingKey = "holding"
 
-// parseRunConfigMap reads "namespace/name"; empty means none.
-func parseRunConfigMap(value string) (namespace, name string, err error) {
+// ParseRunConfigMap reads "namespace/name"; empty means none.
+func ParseRunConfigMap(value string) (namespace, name string, err error) {
 	text := strings.TrimSpace(value)
 	if text == "" {
 		return "", "", nil
@@ -62,7 +62,7 @@ func parseHolding(value string) (time.Time, error) {
 
 // holdFollower applies what the ConfigMap says to a pace.
 type holdFollower struct {
-	pace *pace
+	pace *Pace
 
 	mu     sync.Mutex
 	state  int         // bumped by every word, so an expiry only ends the hold it was for
@@ -73,7 +73,7 @@ type holdFollower struct {
 func (f *holdFollower) apply(ctx context.Context, data map[string]string) {
 	expiry, err := parseHolding(data[holdingKey])
 	if err != nil { // not ours to fix: run on, unheld, and say why
-		log.FromContext(ctx).Error(err, "the run's hold is unreadable; not holding")
+		logr.FromContextOrDiscard(ctx).Error(err, "the run's hold is unreadable; not holding")
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -84,27 +84,27 @@ func (f *holdFollower) apply(ctx context.Context, data map[string]string) {
 	}
 	left := time.Until(expiry)
 	if expiry.IsZero() || left <= 0 {
-		if f.pace.setHeld(false) {
-			log.FromContext(ctx).V(1).Info("the run's clock runs again")
+		if f.pace.SetHeld(false) {
+			logr.FromContextOrDiscard(ctx).V(1).Info("the run's clock runs again")
 		}
 		return
 	}
-	if f.pace.setHeld(true) {
-		log.FromContext(ctx).V(1).Info("the run's clock is held", "expires", expiry)
+	if f.pace.SetHeld(true) {
+		logr.FromContextOrDiscard(ctx).V(1).Info("the run's clock is held", "expires", expiry)
 	}
 	state := f.state
 	f.expiry = time.AfterFunc(left, func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if f.state == state {
-			f.pace.setHeld(false)
+			f.pace.SetHeld(false)
 		}
 	})
 }
 
-// followHolds keeps p on the holds published in namespace/name until ctx ends.
-func followHolds(ctx context.Context, client kubernetes.Interface, namespace, name string,
-	p *pace) error {
+// FollowHolds keeps p on the holds published in namespace/name until ctx ends.
+func FollowHolds(ctx context.Context, client kubernetes.Interface, namespace, name string,
+	p *Pace) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(options *metav1.ListOptions) {

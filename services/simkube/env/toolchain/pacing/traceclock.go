@@ -1,7 +1,8 @@
-package main
+package pacing
 
-// A clock whose Now runs at the replay's pace, for the parts of Karpenter that only compare
-// times they took themselves.
+// A clock whose Now runs at the replay's pace, for code that only compares times it took
+// itself: kube-scheduler's scheduling queue (its pods' backoffs and ordering windows,
+// toolchain/kube-scheduler), and these parts of Karpenter.
 //
 // pacedClock (clock.go) keeps Now real because most controllers compare it with timestamps
 // the API server wrote. Three do not, and on a real Now their windows stay wall time:
@@ -33,16 +34,16 @@ type traceClock struct {
 
 var _ clock.WithTickerAndDelayedExecution = traceClock{}
 
-// newTraceClock is the clock for the components above; at speed 1 the real one.
-func newTraceClock(p *pace) clock.WithTickerAndDelayedExecution {
-	if p.speed == 1 {
+// NewTraceClock is the clock for the components above; at speed 1 the real one.
+func NewTraceClock(p *Pace) clock.WithTickerAndDelayedExecution {
+	if p.Speed == 1 {
 		return clock.RealClock{}
 	}
-	return traceClock{pacedClock: pacedClock{pace: p}, start: p.began}
+	return traceClock{pacedClock: pacedClock{pace: p}, start: p.Began}
 }
 
 // Now is start + the trace time since. Adding to start keeps its monotonic reading, so two
 // Nows compare as Go's monotonic times do.
-func (c traceClock) Now() time.Time { return c.start.Add(c.pace.elapsed()) }
+func (c traceClock) Now() time.Time { return c.start.Add(c.pace.Elapsed()) }
 
 func (c traceClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }

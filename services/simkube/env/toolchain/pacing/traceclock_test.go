@@ -1,15 +1,14 @@
-package main
+package pacing
 
 import (
 	"testing"
 	"time"
 
-	"github.com/awslabs/operatorpkg/controller"
 	"k8s.io/utils/clock"
 )
 
 func TestTraceClockAtSpeedOneIsReal(t *testing.T) {
-	if c := newTraceClock(newPace(1)); c != (clock.RealClock{}) {
+	if c := NewTraceClock(NewPace(1)); c != (clock.RealClock{}) {
 		t.Fatal("speed 1 must give the real clock")
 	}
 }
@@ -17,7 +16,7 @@ func TestTraceClockAtSpeedOneIsReal(t *testing.T) {
 // Now advances speed seconds per wall second from the real start, so a nomination window
 // of 10 s taken and checked on this clock lasts 10 s / speed of wall time.
 func TestTraceClockNowRunsAtSpeed(t *testing.T) {
-	c := newTraceClock(newPace(100))
+	c := NewTraceClock(NewPace(100))
 	first := c.Now()
 	if d := first.Sub(time.Now()); d > time.Second || d < -time.Second {
 		t.Fatalf("Now starts %v away from the real time", d)
@@ -36,32 +35,26 @@ func TestTraceClockNowRunsAtSpeed(t *testing.T) {
 
 // While the run is held its Now moves at real time, and never backwards across a hold.
 func TestTraceClockFollowsHolds(t *testing.T) {
-	p := newPace(100)
-	c := newTraceClock(p)
-	p.setHeld(true)
+	p := NewPace(100)
+	c := NewTraceClock(p)
+	p.SetHeld(true)
 	before := c.Now()
 	time.Sleep(50 * time.Millisecond)
 	during := c.Since(before)
 	if during < 40*time.Millisecond || during > time.Second {
 		t.Fatalf("50 ms held at 100x moved Now %v; want about 50 ms", during)
 	}
-	p.setHeld(false)
+	p.SetHeld(false)
 	if after := c.Now(); after.Before(before.Add(during)) {
 		t.Fatal("Now went back when the hold ended")
 	}
 }
 
 func TestTraceClockWaitsAreDivided(t *testing.T) {
-	c := newTraceClock(newPace(1000))
+	c := NewTraceClock(NewPace(1000))
 	start := time.Now()
 	<-c.After(time.Second)
 	if d := time.Since(start); d > 500*time.Millisecond {
 		t.Fatalf("1 s at 1000x waited %v", d)
-	}
-}
-
-func TestRetimedNeedsTheProvisionerAndQueues(t *testing.T) {
-	if _, err := retimed([]controller.Controller{}, retimedDeps{}); err == nil {
-		t.Fatal("an empty list must be refused")
 	}
 }
