@@ -33,6 +33,7 @@ from tests.support.gotests import assert_go_tests_pass
 from tests.support.kube import FAKE_TOLERATION, eventually
 
 pytestmark = pytest.mark.integration
+RUN_CONFIGMAP = "default/simkube-run-timescale"
 
 
 def argv_of(name: str) -> dict[str, list[str]]:
@@ -103,10 +104,11 @@ async def _seconds_to_bind_once_it_fits(kubeconfig: str, *, label: str) -> float
 
 
 def _retime_observably(name: str, *, scale: TimeScale, settings: TimerSettings) -> None:
-    """The run's scheduler, with the queue's pop-from-backoff gate off: on (upstream's
-    default since 1.33), an idle scheduler takes a backing-off pod at once, so a lone pod
-    would show no backoff at all; a busy one (a burst, a large replay) honours them."""
-    retiming.retime(name, scale=scale, settings=settings)
+    """The run's scheduler, following the holds in RUN_CONFIGMAP, with the queue's
+    pop-from-backoff gate off: on (upstream's default since 1.33), an idle scheduler takes a
+    backing-off pod at once, so a lone pod would show no backoff at all; a busy one (a burst,
+    a large replay) honours them."""
+    retiming.retime(name, scale=scale, settings=settings, run_configmap=RUN_CONFIGMAP)
     with running(name, wait=retiming.LOCK_WAIT_S) as env:
         record = next(r for r in env.components if r.name == "kube-scheduler")
         restart_record(env, record, argv=with_flags(
@@ -114,10 +116,28 @@ def _retime_observably(name: str, *, scale: TimeScale, settings: TimerSettings) 
         state.save(env)
 
 
+async def _publish_hold(kubeconfig: str, *, seconds: float) -> None:
+    """A hold of the run's clock as sk-ctrl publishes it ("start-expiry" in Unix ms; 0: none)."""
+    now = int(time.time() * 1000)
+    value = f"{now}-{now + int(seconds * 1000)}" if seconds else ""
+    api = await config.new_client_from_config(config_file=kubeconfig)
+    async with api:
+        core = client.CoreV1Api(api)
+        body = {"metadata": {"name": "simkube-run-timescale"}, "data": {"holding": value}}
+        try:
+            await core.patch_namespaced_config_map("simkube-run-timescale", "default", body)
+        except client.ApiException as error:
+            if error.status != 404:
+                raise
+            await core.create_namespaced_config_map("default", body)
+    await asyncio.sleep(1.0)  # the scheduler's watch delivers it
+
+
 async def test_a_paced_scheduler_backs_off_in_trace_time() -> None:
-    # A 10 s backoff (initial and max) is 0.5 s of wall time at 20x on the queue's clock. The
-    # same configuration at speed 1, upstream's behaviour, waits the 10 s on the wall: the
-    # control that shows the measurement can tell the two apart.
+    # A 10 s backoff (initial and max) is 0.5 s of wall time at 20x on the queue's clock.
+    # While sk-ctrl holds the run's clock it runs at real time, and at speed 1 (upstream's
+    # behaviour) the 10 s are on the wall: the controls that show the measurement can tell
+    # them apart. The hold also shows the scheduler may read the run's ConfigMap.
     name = f"paced-{os.getpid()}"
     skctl("env", "up", "--name", name, "--nodes", "1")
     try:
@@ -125,10 +145,15 @@ async def test_a_paced_scheduler_backs_off_in_trace_time() -> None:
             "kubeconfig"]
         ten = TimerSettings(values={"scheduler.podInitialBackoffSeconds": 10_000,
                                     "scheduler.podMaxBackoffSeconds": 10_000})
+        await _publish_hold(kubeconfig, seconds=0)
         # retime runs its own event loop (Karpenter's pools), so off this one
         await asyncio.to_thread(_retime_observably, name, scale=TimeScale(20), settings=ten)
         paced = await _seconds_to_bind_once_it_fits(kubeconfig, label="paced")
         assert paced < 4.0, f"a 10 s backoff at 20x took {paced:.1f} s of wall time"
+        await _publish_hold(kubeconfig, seconds=60)
+        held = await _seconds_to_bind_once_it_fits(kubeconfig, label="held")
+        assert held > 5.0, f"a 10 s backoff during a hold took only {held:.1f} s"
+        await _publish_hold(kubeconfig, seconds=0)
         await asyncio.to_thread(_retime_observably, name, scale=REAL_TIME, settings=ten)
         real = await _seconds_to_bind_once_it_fits(kubeconfig, label="real")
         assert real > 5.0, f"a 10 s backoff at speed 1 took only {real:.1f} s"

@@ -39,6 +39,7 @@ from simkube.env.autoscalers.cluster_autoscaler import NAME as AUTOSCALER
 from simkube.env.autoscalers.karpenter import NAME as KARPENTER
 from simkube.env.autoscalers.karpenter import apply_pools, run_argv
 from simkube.env.autoscalers.karpenter_catalog import Disruption
+from simkube.env.controlplane import run_access
 from simkube.env.controlplane.components import Component as Process
 from simkube.env.lifecycle import running
 from simkube.env.pacing import paced_argv
@@ -123,6 +124,10 @@ def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = (),
            run_configmap: str = "") -> list[str]:
     restarted: list[str] = []
     with running(name, wait=LOCK_WAIT_S) as env:
+        if plan is not None and plan.scale != REAL_TIME and run_configmap:
+            # the scheduler's build watches the holds as its own identity
+            run_access.grant_scheduler(kubeconfig=Path(env.kubeconfig),
+                                       run_configmap=run_configmap)
         for record in env.components:
             if not record.argv:
                 continue

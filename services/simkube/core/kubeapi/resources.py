@@ -92,6 +92,10 @@ API_SERVICES = Resource(group="apiregistration.k8s.io", version="v1", plural="ap
 # What metrics-server serves (through the aggregation layer) and HPAs read.
 POD_METRICS = Resource(group="metrics.k8s.io", version="v1beta1", plural="pods",
                        kind="PodMetrics", namespaced=True)
+ROLES = Resource(group="rbac.authorization.k8s.io", version="v1", plural="roles", kind="Role",
+                 namespaced=True)
+ROLE_BINDINGS = Resource(group="rbac.authorization.k8s.io", version="v1", plural="rolebindings",
+                         kind="RoleBinding", namespaced=True)
 # KWOK's usage emulation (its CRD ships with the KWOK build): usage for the pods it selects.
 CLUSTER_RESOURCE_USAGES = Resource(group="kwok.x-k8s.io", version="v1alpha1",
                                    plural="clusterresourceusages",
