@@ -34,16 +34,12 @@ func fail(err error) {
 func main() {
 	// Checked before the operator starts, so a bad value stops the process at once with
 	// a message instead of a Karpenter that runs at the wrong speed.
-	speed, err := pacing.ParseSpeed(os.Getenv(pacing.SpeedVariable))
+	p, namespace, name, err := pacing.FromEnvironment(os.Getenv)
 	if err != nil {
 		fail(err)
 	}
-	namespace, name, err := pacing.ParseRunConfigMap(os.Getenv(pacing.RunConfigMapVariable))
-	if err != nil {
-		fail(err)
-	}
+	speed := p.Speed
 	ctx, op := operator.NewOperator()
-	p := pacing.NewPace(speed)
 	op.Clock = pacing.NewClock(p) // before anything below copies it
 	if speed != 1 {
 		log.FromContext(ctx).Info("timers follow the replay's speed", "speed", speed,

@@ -33,15 +33,11 @@ import (
 func main() {
 	// Checked before anything starts, so a bad value stops the process with a message
 	// instead of a scheduler that runs at the wrong speed.
-	speed, err := pacing.ParseSpeed(os.Getenv(pacing.SpeedVariable))
+	p, namespace, name, err := pacing.FromEnvironment(os.Getenv)
 	if err != nil {
 		fail(err)
 	}
-	namespace, name, err := pacing.ParseRunConfigMap(os.Getenv(pacing.RunConfigMapVariable))
-	if err != nil {
-		fail(err)
-	}
-	replay := &replay{pace: pacing.NewPace(speed), holdsNamespace: namespace, holdsName: name}
+	replay := &replay{pace: p, holdsNamespace: namespace, holdsName: name}
 	os.Exit(cli.Run(newCommand(replay)))
 }
 

@@ -138,3 +138,17 @@ func FollowHolds(ctx context.Context, client kubernetes.Interface, namespace, na
 	}()
 	return nil
 }
+
+// FromEnvironment reads SIMKUBE_SPEED and SIMKUBE_RUN_CONFIGMAP as simkube sets them for a
+// paced build: the pace, and where its holds are published ("" when the run does not hold).
+func FromEnvironment(getenv func(string) string) (p *Pace, namespace, name string, err error) {
+	speed, err := ParseSpeed(getenv(SpeedVariable))
+	if err != nil {
+		return nil, "", "", err
+	}
+	namespace, name, err = ParseRunConfigMap(getenv(RunConfigMapVariable))
+	if err != nil {
+		return nil, "", "", err
+	}
+	return NewPace(speed), namespace, name, nil
+}
