@@ -12,9 +12,10 @@ once the group's readyAfter has passed too, this reconciler tells KWOK to make i
 Both delays count on the run's clock (current_run.py), readiness from when the Node was
 due: while a replay is held they pass at the held speed (real time), not the run's. The
 Node does not come when the group's capacity is used up: the instance fails as a stockout.
-A Node whose pod is gone or terminating is deleted, once the holds' slip since CA found it
-unneeded has passed as well (CA counts its unneeded time on the wall clock at the run's
-pace, holds included). A pod
+A Node whose pod is gone or terminating is deleted at the trace instant CA's scale-down
+timers meant: CA counts them on the wall clock at the run's pace, holds included, so it asks
+early by the holds' slip since it found the node unneeded (the run publishes those timers;
+``_removal_waits``). A pod
 carrying the lowest pod-deletion-cost is on its way out (DeleteNodes or DecreaseTargetSize
 chose it), so it gets no Node, but its Node is left for the scaler to delete: if that
 scale-down fails and the mark is withdrawn, the Node must still be there.
@@ -23,8 +24,10 @@ scale-down fails and the mark is withdrawn, the Node must still be there.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Coroutine
+from datetime import timedelta
 from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
@@ -32,6 +35,7 @@ from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, GroupState, NodeEntry, PodEntry
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import OWNER_LABEL, READY_AFTER_ANNOTATION, READY_NOW
+from simkube.cloudprov.options import Option
 from simkube.core.kubeapi import DEPLOYMENTS, NODES, ApiError, KubeClient, delete, merge_patch
 from simkube.core.logs import get_logger
 
@@ -166,18 +170,35 @@ class Reconciler:
         return self._config.groups[group].provisioning.delay_for(share)
 
     def _removal_waits(self, group: str, node: NodeEntry) -> bool:
-        """Whether a Node whose pod has gone must stay a while: CA decided to remove it when
-        its scale-down-unneeded-time had passed on CA's wall clock, which ran on at the run's
-        pace through its holds, where trace time moved at the held speed, so in trace time
-        the node went early by the holds' slip since CA found it unneeded (a second of hold
-        is 19 s of trace at speed 20). The Node goes once that slip has passed too: at the
-        trace instant CA's timer meant. Not Ready-changing, not schedulable (CA's
-        ToBeDeleted taint), it only keeps counting as a node."""
+        """Whether a Node whose pod has gone must stay a while. CA asks to delete a node once
+        its scale-down-unneeded-time and then its node-delete-delay-after-taint have passed on
+        its wall clock, which ran on at the run's pace through the holds, where trace time
+        moved at the held speed: in trace time it asks early by the holds' slip since it found
+        the node unneeded (a second of hold is 19 s of trace at speed 20). The Node goes at
+        the trace instant those timers meant, counted from then. CA asks later than its timers
+        when its next loop comes after them, or another timer held it back; that lateness it
+        owes to nothing the holds did, so it is not slipped again: the wait is the timers'
+        length, or what CA took if less (a run that does not publish its timers). Not
+        Ready-changing, not schedulable (CA's ToBeDeleted taint), it only keeps counting as a
+        node."""
         decided = self._removing.setdefault((group, node.name), time.time())
         since = node.candidate_since
         if since is None or since >= decided:
             return False
-        return self._waits(group, node.name, since=since, wall=decided - since)
+        wall = min(decided - since, self._removal_timers_wall(group))
+        return self._waits(group, node.name, since=since, wall=wall)
+
+    def _removal_timers_wall(self, group: str) -> float:
+        """Wall seconds at the run's pace of CA's unneeded time (the group's own option if it
+        sets one) and its delay after tainting; infinite when the run does not say."""
+        timing = self._current.timing
+        option = self._config.groups[group].overrides.values.get(
+            Option.SCALE_DOWN_UNNEEDED_DURATION)
+        unneeded = (option.total_seconds() if isinstance(option, timedelta)
+                    else timing.scale_down_unneeded_s)
+        if unneeded is None or timing.delete_delay_after_taint_s is None:
+            return math.inf
+        return self._current.to_wall(unneeded + timing.delete_delay_after_taint_s)
 
     def _waits(self, group: str, name: str, *, since: float, wall: float) -> bool:
         """Whether ``wall`` seconds of the run's clock (wall seconds at the run's pace) since

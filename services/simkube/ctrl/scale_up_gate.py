@@ -9,7 +9,9 @@ cannot keep that wait on CA's wall clock, so its CA bypasses it (``core/replay_f
 
 Instead the driver gives every pod CA's ``pod-scale-up-delay`` annotation (ten years: out of
 scale-up), and this gate plays production's loop moments in trace time: when a gated pod
-turns unschedulable, a scan interval after the previous moment, and at once after a moment
+turns unschedulable, when a pod ruled unschedulable under 10 s before changes (its verdict's
+words, or its deletion begins: CA's pod observer starts a loop for either), a scan interval
+after the previous moment, and at once after a moment
 whose CA loop added nodes (CA's ``scaled_up_nodes_total``) while pods of it still wait. At a
 moment whose oldest never-lifted unschedulable pod was seen ``AGE_S`` earlier, the gate holds
 the clock, lifts the annotation from those pods at one wall instant (``scale_up_lifts.py``,
@@ -48,6 +50,7 @@ from simkube.ctrl.autoscaler_loops import (
     next_loop_finished,
 )
 from simkube.ctrl.gated_pods import GatedPods, gated
+from simkube.ctrl.pod_changes import ChangeWatch
 from simkube.ctrl.scale_up_lifts import LEAD_PER_POD_S, LEAD_S, GatedPod, lift_wave, regate_wave
 
 log = get_logger(__name__)
@@ -71,6 +74,7 @@ class ScaleUpGate:
         self._planned_for_s = planned_for_s
         self._wall, self._lead_s, self._lead_per_pod_s = wall, lead_s, lead_per_pod_s
         self.pods = GatedPods()
+        self._changes = ChangeWatch()
         self._last_moment_s = clock()
         self._releases = 0  # in progress
         self._tasks: set[asyncio.Task[None]] = set()
@@ -86,16 +90,22 @@ class ScaleUpGate:
         return self._releases > 0
 
     def seen(self, pod: dict[str, Any]) -> None:
-        """A pending pod without a node, listed or changed."""
-        self.pods.seen(pod, at=self._clock())
+        """A pending pod without a node, listed or changed. A change production's pod
+        observer would start a loop for is a plan moment (``ChangeWatch``)."""
+        at = self._clock()
+        if self._changes.rouses_ca(pod, at=at):
+            self._moment(at)
+        self.pods.seen(pod, at=at)
 
     def gone(self, uid: str) -> None:
         """Bound to a node, or deleted."""
         self.pods.gone(uid)
+        self._changes.gone(uid)
 
     def turned_unschedulable(self, pod: dict[str, Any]) -> None:
         """The scheduler ruled ``pod`` unschedulable: production's CA starts a loop."""
         uid = str((pod.get("metadata") or {}).get("uid") or "")
+        self._changes.turned_unschedulable(uid, at=self._clock())
         waiting = self.pods.waiting.get(uid)
         if waiting is None:
             if uid not in self.pods.released and not gated(pod):

@@ -51,6 +51,8 @@ RUN_ANNOTATION = "simkube.dev/run"
 ROLLOUT_TIMEOUT = 180.0
 SCAN_INTERVAL = BY_KEY[f"{Component.CLUSTER_AUTOSCALER.value}.scan-interval"]
 MAX_NODE_PROVISION_TIME = BY_KEY[f"{Component.CLUSTER_AUTOSCALER.value}.max-node-provision-time"]
+SCALE_DOWN_UNNEEDED = f"{Component.CLUSTER_AUTOSCALER.value}.scale-down-unneeded-time"
+DELETE_DELAY_AFTER_TAINT = f"{Component.CLUSTER_AUTOSCALER.value}.node-delete-delay-after-taint"
 
 
 class TimerTarget(Protocol):
@@ -176,6 +178,15 @@ def provisioning_timers(config: CloudConfig | None) -> list[tuple[Timer, int]]:
     return timers
 
 
+def run_timing(*, spec: SimulationSpec, run: str, scaled: TimerPlan) -> RunTiming:
+    """What sk-cloudprov reads of run ``run``: its speed and seed, and the two CA timers that
+    say when CA deletes a node it found unneeded, in trace time as the run gives them."""
+    effective = {t.timer.key: t.effective_ms / 1000 for t in scaled.timers}
+    return RunTiming(scale=spec.scale, seed=spec.seed, run=run,
+                     scale_down_unneeded_s=effective.get(SCALE_DOWN_UNNEEDED),
+                     delete_delay_after_taint_s=effective.get(DELETE_DELAY_AFTER_TAINT))
+
+
 async def publish(kube: KubeClient, *, namespace: str, timing: RunTiming) -> None:
     """The run's speed and seed where sk-cloudprov reads them."""
     body = {"apiVersion": "v1", "kind": "ConfigMap",
@@ -245,7 +256,7 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
     gates = holding and target is not None and await target.skips_age_wait(scale=spec.scale)
     if config is not None:
         await publish(kube, namespace=config.namespace,
-                      timing=RunTiming(scale=spec.scale, seed=spec.seed, run=run))
+                      timing=run_timing(spec=spec, run=run, scaled=scaled))
     if target is not None:
         await target.apply(scale=spec.scale, settings=settings, run=run, run_configmap=(
             f"{config.namespace}/{RUN_CONFIGMAP}" if config is not None else ""))

@@ -12,6 +12,7 @@ speed rule (``core.simtime.parse_speed``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -40,15 +41,23 @@ class RunKey(StrEnum):
     # starts, so sk-cloudprov's deadlines pass at real time while the run is held (and move
     # back by the hold's slip once it has ended).
     HOLDING = "holding"
+    # Cluster Autoscaler's scale-down-unneeded-time and node-delete-delay-after-taint as the
+    # run gives them, in trace seconds (Python's repr of a float): what CA's wait from finding
+    # a node unneeded to deleting it means on the run's clock (cloudprov/reconciling.py).
+    SCALE_DOWN_UNNEEDED = "scaleDownUnneeded"
+    DELETE_DELAY_AFTER_TAINT = "deleteDelayAfterTaint"
 
 
 @dataclass(frozen=True, kw_only=True)
 class RunTiming:
-    """The speed and seed of one run, as the ConfigMap carries them."""
+    """The speed and seed of one run, and the CA timers sk-cloudprov needs, as the ConfigMap
+    carries them."""
 
     scale: TimeScale = REAL_TIME
     seed: int = 0
     run: str = ""
+    scale_down_unneeded_s: float | None = None  # None: the run does not say
+    delete_delay_after_taint_s: float | None = None
 
 
 NO_RUN = RunTiming()  # what an absent ConfigMap means
@@ -56,8 +65,28 @@ NO_RUN = RunTiming()  # what an absent ConfigMap means
 
 def timescale_data(*, timing: RunTiming) -> dict[str, str]:
     """The ConfigMap's ``data`` for ``timing``."""
-    return {RunKey.SPEED: repr(float(timing.scale.speed)), RunKey.SEED: str(timing.seed),
-            RunKey.RUN: timing.run}
+    data: dict[str, str] = {RunKey.SPEED: repr(float(timing.scale.speed)),
+                            RunKey.SEED: str(timing.seed),
+                            RunKey.RUN: timing.run}
+    for key, seconds in ((RunKey.SCALE_DOWN_UNNEEDED, timing.scale_down_unneeded_s),
+                         (RunKey.DELETE_DELAY_AFTER_TAINT, timing.delete_delay_after_taint_s)):
+        if seconds is not None:
+            data[key] = repr(float(seconds))
+    return data
+
+
+def _seconds(data: Mapping[str, Any], key: RunKey) -> float | None:
+    """A duration key's trace seconds, None when absent; ``ValueError`` naming the key."""
+    text = data.get(key)
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{key} {text!r} is not a number of seconds") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"{key} {text!r} is not a number of seconds of at least 0")
+    return seconds
 
 
 def read_timescale(data: Mapping[str, Any]) -> RunTiming:
@@ -71,7 +100,9 @@ def read_timescale(data: Mapping[str, Any]) -> RunTiming:
     except (TypeError, ValueError):
         raise ValueError(f"{RunKey.SEED} {data.get(RunKey.SEED)!r} is not a whole "
                          "number") from None
-    return RunTiming(scale=scale, seed=seed, run=str(data.get(RunKey.RUN, "")))
+    return RunTiming(scale=scale, seed=seed, run=str(data.get(RunKey.RUN, "")),
+                     scale_down_unneeded_s=_seconds(data, RunKey.SCALE_DOWN_UNNEEDED),
+                     delete_delay_after_taint_s=_seconds(data, RunKey.DELETE_DELAY_AFTER_TAINT))
 
 
 Hold = tuple[float, float]  # (start, end), Unix seconds of the wall clock

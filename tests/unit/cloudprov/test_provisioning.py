@@ -255,9 +255,8 @@ async def test_readiness_counts_from_when_the_node_was_due_not_from_a_late_creat
         on_a_run: tuple[FakeCluster, CurrentRun]) -> None:
     cluster, _ = on_a_run
     await with_baseline(cluster)
-    cluster.fail("POST", "/api/v1/nodes")  # the first create fails; the retry comes later
-    cluster.fail("POST", "/api/v1/nodes")
-    cluster.fail("POST", "/api/v1/nodes")
+    for _ in range(8):  # the first creates fail; the retries come later
+        cluster.fail("POST", "/api/v1/nodes")
     requested = time.time()
     cluster.pod("small", "extra")
     nodes = cluster.index.groups["small"].nodes
@@ -269,9 +268,11 @@ async def test_readiness_counts_from_when_the_node_was_due_not_from_a_late_creat
         return bool(node["metadata"]["annotations"]["simkube.dev/ready-after"] == READY_NOW)
     assert await cluster.index.wait_until(told, timeout=3)
     readied = time.time()
-    assert late >= 0.1  # three failed creates, 50 ms apart
+    assert late >= 0.3  # eight failed creates, 50 ms apart
     assert readied - requested >= 1.15  # 0.2 s delay + 1 s readyAfter ...
-    assert readied - requested < 1.2 + late  # ... not pushed back by the late create
+    # ... not pushed back by the late create (that would be 1.2 s + late); half of ``late``
+    # is the room a loaded machine's wake-ups get
+    assert readied - requested < 1.2 + late / 2
 
 
 class SlowAnswers(FakeCluster):

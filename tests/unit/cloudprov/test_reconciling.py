@@ -4,24 +4,34 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 
+from simkube.cloudprov.config import CloudConfig
 from simkube.cloudprov.current_run import CurrentRun
 from simkube.cloudprov.index import ClusterIndex, Kind, NodeEntry
 from simkube.cloudprov.reconciling import Reconciler, cidr_for_slot
-from tests.unit.cloudprov.fakes import HELD_AT_HALF, MARKED, NAMESPACE, FakeCluster, make_config
+from tests.unit.cloudprov.fakes import (
+    GROUPS,
+    HELD_AT_HALF,
+    MARKED,
+    NAMESPACE,
+    FakeCluster,
+    make_config,
+)
 
 pytestmark = pytest.mark.unit
 CONFIG = make_config()
 
 
 @contextlib.asynccontextmanager
-async def reconciling(current: CurrentRun | None = None) -> AsyncIterator[FakeCluster]:
-    cluster = FakeCluster(ClusterIndex(groups=CONFIG.groups))
-    for group in CONFIG.groups:
-        cluster.deployment(CONFIG, group, 0)
-    reconciler = Reconciler(api=cluster, index=cluster.index, config=CONFIG,
+async def reconciling(current: CurrentRun | None = None, *,
+                      config: CloudConfig = CONFIG) -> AsyncIterator[FakeCluster]:
+    cluster = FakeCluster(ClusterIndex(groups=config.groups))
+    for group in config.groups:
+        cluster.deployment(config, group, 0)
+    reconciler = Reconciler(api=cluster, index=cluster.index, config=config,
                             current=current, retry=0.05)
     task = asyncio.create_task(reconciler.run())
     try:
@@ -105,11 +115,12 @@ async def test_a_foreign_node_with_the_same_name_is_left_alone(cluster: FakeClus
     assert cluster.paths(Kind.NODE) == ["/api/v1/nodes/clash"]
 
 
-@pytest.fixture
-async def on_a_run() -> AsyncIterator[tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]]:
+@pytest.fixture(params=[CONFIG], ids=["own-options"])
+async def on_a_run(request: pytest.FixtureRequest
+                   ) -> AsyncIterator[tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]]:
     """A run at speed 2, and instance ``going`` of group ``small`` with its Node."""
     current = CurrentRun(timing=HELD_AT_HALF)
-    async with reconciling(current) as cluster:
+    async with reconciling(current, config=request.param) as cluster:
         nodes = cluster.index.groups["small"].nodes
         cluster.pod("small", "going")
         await settle(cluster, lambda: "going" in nodes, "its node")
@@ -130,6 +141,54 @@ async def test_a_node_stays_for_the_slip_of_the_holds_since_ca_found_it_unneeded
     assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.15)
     assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=1)
     assert time.time() - removed >= 0.18
+
+
+# CA's timers of 0.6 s + 0.2 s of trace time: 0.4 s of wall at speed 2, for a group without
+# its own scale-down-unneeded-time.
+WITH_TIMERS = replace(HELD_AT_HALF, scale_down_unneeded_s=0.6, delete_delay_after_taint_s=0.2)
+RUN_TIMERS = make_config(GROUPS.replace("scaleDownUnneededDuration: 2m, ", ""))
+
+
+@pytest.mark.parametrize("on_a_run", [RUN_TIMERS], ids=["run-timers"], indirect=True)
+async def test_a_node_goes_at_the_instant_cas_timers_meant_on_the_runs_clock(
+        on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
+    cluster, current, nodes = on_a_run
+    unneeded = time.time()
+    cluster.soft_taint("going", value=str(int(unneeded)))
+    # 0.4 s of holds at half pace slip the timers' end by 0.2 s: due 0.6 s after ``unneeded``
+    current.update(timing=WITH_TIMERS, holds=((unneeded + 0.05, unneeded + 0.45),))
+    await asyncio.sleep(0.45)  # CA asks on time
+    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.08)
+    assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=1)
+    assert time.time() - unneeded == pytest.approx(0.6, abs=0.1)
+
+
+@pytest.mark.parametrize("on_a_run", [RUN_TIMERS], ids=["run-timers"], indirect=True)
+async def test_ca_asking_later_than_its_timers_is_not_slipped_again(
+        on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
+    cluster, current, nodes = on_a_run
+    unneeded = time.time()
+    cluster.soft_taint("going", value=str(int(unneeded)))
+    current.update(timing=WITH_TIMERS, holds=((unneeded + 0.05, unneeded + 0.45),))
+    # CA's next loop came 0.9 s after: past the 0.6 s its timers meant, so no wait is left
+    # (counting the slip from its request would keep the node 0.2 s more)
+    await asyncio.sleep(0.9)
+    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.15)
+
+
+async def test_a_groups_own_unneeded_time_is_the_one_ca_counted(
+        on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
+    cluster, current, nodes = on_a_run
+    unneeded = time.time()
+    cluster.soft_taint("going", value=str(int(unneeded)))
+    current.update(timing=WITH_TIMERS, holds=((unneeded + 0.05, unneeded + 0.45),))
+    # The group's 2 m is longer than what CA took: its 0.9 s is slipped by the 0.2 s
+    await asyncio.sleep(0.9)
+    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.1)
+    assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=1)
 
 
 async def test_a_hold_while_the_node_stays_slows_its_removal(

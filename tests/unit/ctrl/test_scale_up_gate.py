@@ -114,6 +114,27 @@ async def test_a_wave_after_two_seconds_releases_every_waiting_pod() -> None:
     assert not rig.gate.releasing()
 
 
+async def test_a_pending_pods_deletion_is_a_plan_moment_as_in_production() -> None:
+    rig = Rig()
+    for uid in "ab":
+        rig.arrive(uid, at=0.1)
+        rig.unschedulable(uid, at=0.2)
+        rig.gate.seen({**pod(uid), "status": {"conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+             "message": "0/3 nodes are available"}]}})
+    await rig.settle()
+    assert rig.lifted() == []  # "very new" at their verdicts' moments
+    rig.now = 6.0  # a Deployment scaled down deletes b: CA's pod observer starts a loop
+    deleting = {**pod("b"), "status": {"conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+         "message": "0/3 nodes are available"}]}}
+    deleting["metadata"]["deletionTimestamp"] = "2026-11-28T10:00:06Z"
+    rig.gate.seen(deleting)
+    await rig.settle()
+    assert sorted(rig.lifted()) == ["p-a", "p-b"]  # a scan before the next timer moment
+    assert rig.calls == ["hold", "loop"]
+
+
 async def test_pods_arriving_at_once_wait_for_the_scan() -> None:
     rig = Rig()
     task = asyncio.create_task(rig.gate.run())

@@ -31,6 +31,19 @@ def test_the_run_configmap_round_trips_and_refuses_garbage() -> None:
         read_timescale({"speed": "2", "seed": "x"})
 
 
+def test_ca_scale_down_timers_cross_in_trace_seconds_and_are_checked() -> None:
+    timing = RunTiming(scale=TimeScale(10), seed=5, run="sim-r1", scale_down_unneeded_s=60.0,
+                       delete_delay_after_taint_s=5.0)
+    data = timescale_data(timing=timing)
+    assert (data[RunKey.SCALE_DOWN_UNNEEDED], data[RunKey.DELETE_DELAY_AFTER_TAINT]) == (
+        "60.0", "5.0")
+    assert read_timescale(data) == timing
+    assert RunKey.SCALE_DOWN_UNNEEDED not in timescale_data(timing=NO_RUN)  # unsaid: left out
+    for bad in ("soon", "-1", "nan", "inf"):
+        with pytest.raises(ValueError, match="scaleDownUnneeded"):
+            read_timescale({RunKey.SCALE_DOWN_UNNEEDED: bad})
+
+
 def test_the_speed_on_the_wire_is_read_by_the_one_rule() -> None:
     with pytest.raises(SpeedError, match="speed 2e\\+06 is above the maximum"):
         read_timescale({RunKey.SPEED: "2e6"})
