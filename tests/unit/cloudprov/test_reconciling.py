@@ -149,16 +149,26 @@ WITH_TIMERS = replace(HELD_AT_HALF, scale_down_unneeded_s=0.6, delete_delay_afte
 RUN_TIMERS = make_config(GROUPS.replace("scaleDownUnneededDuration: 2m, ", ""))
 
 
+async def ca_asks_after(on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]], *,
+                        seconds: float) -> float:
+    """CA marks ``going`` unneeded, the run publishes WITH_TIMERS and 0.4 s of holds at half
+    pace (a 0.2 s slip), and CA asks to delete it ``seconds`` later (its pod goes); returns
+    when CA marked it."""
+    cluster, current, _ = on_a_run
+    unneeded = time.time()
+    cluster.soft_taint("going", value=str(int(unneeded)))
+    current.update(timing=WITH_TIMERS, holds=((unneeded + 0.05, unneeded + 0.45),))
+    await asyncio.sleep(seconds)
+    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    return unneeded
+
+
 @pytest.mark.parametrize("on_a_run", [RUN_TIMERS], ids=["run-timers"], indirect=True)
 async def test_a_node_goes_at_the_instant_cas_timers_meant_on_the_runs_clock(
         on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
-    cluster, current, nodes = on_a_run
-    unneeded = time.time()
-    cluster.soft_taint("going", value=str(int(unneeded)))
-    # 0.4 s of holds at half pace slip the timers' end by 0.2 s: due 0.6 s after ``unneeded``
-    current.update(timing=WITH_TIMERS, holds=((unneeded + 0.05, unneeded + 0.45),))
-    await asyncio.sleep(0.45)  # CA asks on time
-    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    cluster, _, nodes = on_a_run
+    # CA asks on time; the slip moves the timers' end to 0.6 s after the mark
+    unneeded = await ca_asks_after(on_a_run, seconds=0.45)
     assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.08)
     assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=1)
     assert time.time() - unneeded == pytest.approx(0.6, abs=0.1)
@@ -167,26 +177,18 @@ async def test_a_node_goes_at_the_instant_cas_timers_meant_on_the_runs_clock(
 @pytest.mark.parametrize("on_a_run", [RUN_TIMERS], ids=["run-timers"], indirect=True)
 async def test_ca_asking_later_than_its_timers_is_not_slipped_again(
         on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
-    cluster, current, nodes = on_a_run
-    unneeded = time.time()
-    cluster.soft_taint("going", value=str(int(unneeded)))
-    current.update(timing=WITH_TIMERS, holds=((unneeded + 0.05, unneeded + 0.45),))
+    cluster, _, nodes = on_a_run
     # CA's next loop came 0.9 s after: past the 0.6 s its timers meant, so no wait is left
     # (counting the slip from its request would keep the node 0.2 s more)
-    await asyncio.sleep(0.9)
-    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    await ca_asks_after(on_a_run, seconds=0.9)
     assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.15)
 
 
 async def test_a_groups_own_unneeded_time_is_the_one_ca_counted(
         on_a_run: tuple[FakeCluster, CurrentRun, dict[str, NodeEntry]]) -> None:
-    cluster, current, nodes = on_a_run
-    unneeded = time.time()
-    cluster.soft_taint("going", value=str(int(unneeded)))
-    current.update(timing=WITH_TIMERS, holds=((unneeded + 0.05, unneeded + 0.45),))
+    cluster, _, nodes = on_a_run
     # The group's 2 m is longer than what CA took: its 0.9 s is slipped by the 0.2 s
-    await asyncio.sleep(0.9)
-    cluster.remove(f"/api/v1/namespaces/{NAMESPACE}/pods/going")
+    await ca_asks_after(on_a_run, seconds=0.9)
     assert not await cluster.index.wait_until(lambda: "going" not in nodes, timeout=0.1)
     assert await cluster.index.wait_until(lambda: "going" not in nodes, timeout=1)
 
