@@ -30,6 +30,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from benchmarks import fidelity_figures as figures
+from benchmarks import fidelity_node_groups as node_groups
 from benchmarks import fidelity_settings
 from benchmarks.fidelity_autoscaler import Autoscaler, prepare
 from benchmarks.fidelity_plot import draw
@@ -40,7 +41,6 @@ from simkube.core.errors import EnvironmentStateError
 from simkube.core.logs import configure_logging
 from simkube.core.simtime import REAL_TIME
 from simkube.env import retiming
-from simkube.env.services.commands import DEFAULT_NODE_GROUPS
 from simkube.results import load_run
 
 console = Console(stderr=True, soft_wrap=True)
@@ -67,9 +67,10 @@ def _clock_bar(description: str, seconds: float) -> Iterator[None]:
             ticker.join()
 
 
-def _truth(env: str, work: Path, settings: fidelity_settings.Settings) -> dict[str, Any]:
+def _truth(env: str, work: Path, settings: fidelity_settings.Settings,
+           groups: Path) -> dict[str, Any]:
     kubeconfig = Path(skctl("env", "kubeconfig", "--name", env).strip())
-    prices = {g.id: g.price_per_hour for g in load_file(DEFAULT_NODE_GROUPS).groups.values()}
+    prices = {g.id: g.price_per_hour for g in load_file(groups).groups.values()}
     with contextlib.ExitStack() as cleanup:
         restarted = retiming.retime(env, scale=REAL_TIME, settings=settings.timer_settings)
         cleanup.callback(retiming.restore, env)
@@ -169,12 +170,14 @@ def run() -> Iterator[dict[str, Any]]:
     console.print(f"fidelity benchmark: trace, truth and plot in {work}", soft_wrap=True)
     started = time.monotonic()
     try:
+        groups = node_groups.write(workdir=work)
         skctl("env", "up", "--name", env, "--services", *autoscaler.up_args,
-              "--node-groups", str(DEFAULT_NODE_GROUPS), show=True)
-        truth = _truth(env, work, settings)
+              "--node-groups", str(groups), show=True)
+        truth = _truth(env, work, settings, groups)
         yield {**label, "figure": "fidelity.setup", "minutes": settings.minutes,
                "speeds": list(settings.speeds), "repetitions": settings.repetitions,
-               **autoscaler.setup, "workdir": str(work), **truth}
+               **autoscaler.setup, "workdir": str(work),
+               "group_max_sizes": dict(node_groups.max_sizes()), **truth}
         yield from _replays(env, work, settings, autoscaler)
         yield {**label, "figure": "fidelity.wall_seconds",
                "value": round(time.monotonic() - started, 1)}
