@@ -55,6 +55,10 @@ class PodEntry:
     terminating: bool
     marked: bool  # carries the lowest pod-deletion-cost: chosen for removal
     created: float = 0.0  # Unix time the instance was requested
+    # What the ReplicaSet controller ranks before the cost when it picks pods to remove;
+    # kept to say why it removed one nobody chose (removal.py), read for nothing else.
+    phase: str = ""
+    ready: bool = False
 
     @property
     def live(self) -> bool:
@@ -204,13 +208,12 @@ class ClusterIndex:
             created = (known.created if known else
                        time.time() if fresh else _timestamp(metadata.get("creationTimestamp")))
             state.pods[name] = PodEntry(name=name, terminating=gone or phase in ENDED_PHASES,
-                                        marked=cost == LOWEST_DELETION_COST, created=created)
+                                        marked=cost == LOWEST_DELETION_COST, created=created,
+                                        phase=str(phase or ""), ready=_ready(obj))
             state.touch(name)
             self._owner[name] = group
         else:
-            conditions = (obj.get("status") or {}).get("conditions") or []
-            ready = any(c.get("type") == "Ready" and c.get("status") == "True"
-                        for c in conditions)
+            ready = _ready(obj)
             cidr = str((obj.get("spec") or {}).get("podCIDR") or "")
             previous = state.nodes.get(name)
             if previous and previous.pod_cidr and previous.pod_cidr != cidr:
@@ -254,6 +257,12 @@ class ClusterIndex:
         self._changed = asyncio.Event()
         for listener in self.listeners:
             listener(group, name)
+
+
+def _ready(obj: dict[str, Any]) -> bool:
+    """A Node's or a pod's Ready condition is True."""
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
 def _timestamp(value: Any) -> float:

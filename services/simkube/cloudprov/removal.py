@@ -19,15 +19,19 @@ are withdrawn before the next choice and at start.
 When the ReplicaSet still had pods to create it removes fewer than were chosen (it only
 deletes pods beyond its replicas); a follow-up then deletes the chosen pods that stayed.
 The target is already right, so the ReplicaSet's answer — a new pod — is what is wanted.
+When the controller removed pods nobody chose instead, the follow-up says which, with the
+phase, readiness and mark the watch last showed for each before replicas were lowered: the
+controller ranks phase and readiness before the cost, so they tell why it chose as it did.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from typing import Any
 
 from simkube.cloudprov.config import CloudConfig
-from simkube.cloudprov.index import ClusterIndex
+from simkube.cloudprov.index import ClusterIndex, PodEntry
 from simkube.cloudprov.naming import (
     DELETION_COST_ANNOTATION,
     GROUP_LABEL,
@@ -81,7 +85,10 @@ class Removals:
             await asyncio.shield(self._withdraw(group, chosen))
             raise
         in_flight.update(chosen)
-        task = asyncio.create_task(self._follow_up(group, chosen, target))
+        # As the pods were when replicas dropped: the follow-up names any other that went.
+        before = {name: pod for name, pod in state.pods.items()
+                  if not pod.terminating and name not in chosen}
+        task = asyncio.create_task(self._follow_up(group, chosen, target, before))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -149,7 +156,8 @@ class Removals:
             if exc.code != 404:
                 raise UnavailableError(f"cannot mark pods of node group {group!r}: {exc}") from None
 
-    async def _follow_up(self, group: str, chosen: list[str], target: int) -> None:
+    async def _follow_up(self, group: str, chosen: list[str], target: int,
+                         before: dict[str, PodEntry]) -> None:
         state = self._index.groups[group]
 
         def kept() -> list[str]:
@@ -160,7 +168,8 @@ class Removals:
             leftovers = kept()
             if leftovers:
                 log.info("the ReplicaSet kept pods chosen for removal; deleting them",
-                         group=group, pods=leftovers)
+                         group=group, pods=leftovers,
+                         removed_instead=removed_instead(before, state.pods))
                 ns = self._config.namespace
                 await asyncio.gather(*(delete(self._api, PODS.path(namespace=ns, name=name))
                                        for name in leftovers))
@@ -168,3 +177,12 @@ class Removals:
             log.warning("follow-up of a scale-down failed", group=group, error=str(exc))
         finally:
             self._in_flight[group].difference_update(chosen)
+
+
+def removed_instead(before: Mapping[str, PodEntry],
+                    now: Mapping[str, PodEntry]) -> list[dict[str, Any]]:
+    """The pods of ``before`` (active, not chosen) that are gone or going now, each as the
+    watch showed it before: what the ReplicaSet controller removed in place of the chosen."""
+    return [{"pod": name, "phase": pod.phase, "ready": pod.ready, "marked": pod.marked}
+            for name, pod in sorted(before.items())
+            if name not in now or now[name].terminating]

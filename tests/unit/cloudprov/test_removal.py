@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from structlog.testing import capture_logs
 
+from simkube.cloudprov.index import PodEntry
 from simkube.cloudprov.naming import DELETION_COST_ANNOTATION, IN_SERVICE, IN_SERVICE_LABEL
+from simkube.cloudprov.removal import removed_instead
 from simkube.core.errors import AbortedError, UnavailableError
 from tests.unit.cloudprov.fakes import DEPLOYMENT, MARKED, PODS, ScalingSetup
 
@@ -83,3 +86,32 @@ async def test_a_replica_set_controller_that_never_counts_the_marks_changes_noth
     assert pod["labels"][IN_SERVICE_LABEL] == IN_SERVICE  # back in service
     assert DELETION_COST_ANNOTATION not in pod["annotations"]
     assert set(setup.cluster.index.groups["small"].nodes) == {"a", "b", "c"}
+
+
+async def test_the_follow_up_names_the_pods_removed_in_place_of_the_chosen(
+        setup: ScalingSetup) -> None:
+    """The controller ranks phase and readiness before the cost: when it takes another pod,
+    the log says which, as the watch showed it before replicas dropped."""
+    with capture_logs() as logs:
+        await setup.scaler.delete_nodes("small", ["a"], deadline=setup.deadline())
+        setup.cluster.remove(f"{PODS}/b")  # the ReplicaSet's choice, not ours
+        state = setup.cluster.index.groups["small"]
+        assert await setup.cluster.index.wait_until(lambda: "a" not in state.pods, timeout=5)
+    [kept] = [entry for entry in logs
+              if entry["event"] == "the ReplicaSet kept pods chosen for removal; deleting them"]
+    assert kept["pods"] == ["a"]
+    assert kept["removed_instead"] == [
+        {"pod": "b", "phase": "Running", "ready": False, "marked": False}]
+
+
+def test_removed_instead_lists_only_pods_that_went() -> None:
+    before = {"b": PodEntry(name="b", terminating=False, marked=False, phase="Pending"),
+              "c": PodEntry(name="c", terminating=False, marked=False, phase="Running",
+                            ready=True),
+              "d": PodEntry(name="d", terminating=False, marked=False, phase="Running",
+                            ready=True)}
+    now = {"c": PodEntry(name="c", terminating=True, marked=False),
+           "d": before["d"]}
+    assert removed_instead(before, now) == [
+        {"pod": "b", "phase": "Pending", "ready": False, "marked": False},
+        {"pod": "c", "phase": "Running", "ready": True, "marked": False}]
