@@ -209,11 +209,11 @@ class ClusterIndex:
                        time.time() if fresh else _timestamp(metadata.get("creationTimestamp")))
             state.pods[name] = PodEntry(name=name, terminating=gone or phase in ENDED_PHASES,
                                         marked=cost == LOWEST_DELETION_COST, created=created,
-                                        phase=str(phase or ""), ready=_ready(obj))
+                                        phase=str(phase or ""), ready=is_ready(obj))
             state.touch(name)
             self._owner[name] = group
         else:
-            ready = _ready(obj)
+            ready = is_ready(obj)
             cidr = str((obj.get("spec") or {}).get("podCIDR") or "")
             previous = state.nodes.get(name)
             if previous and previous.pod_cidr and previous.pod_cidr != cidr:
@@ -259,7 +259,7 @@ class ClusterIndex:
             listener(group, name)
 
 
-def _ready(obj: dict[str, Any]) -> bool:
+def is_ready(obj: dict[str, Any]) -> bool:
     """A Node's or a pod's Ready condition is True."""
     conditions = (obj.get("status") or {}).get("conditions") or []
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)

@@ -12,9 +12,14 @@ So a removal marks the chosen pods with the lowest cost and, in the same patch, 
 ``status.fullyLabeledReplicas`` counts the pods with every template label, computed by that
 controller from that cache; the removal waits until the ReplicaSet's status counts exactly
 the pods our watch shows active and unmarked, then lowers replicas (the caller's
-``lower``). Any failed step withdraws the marks, so a failed scale-down leaves no pod marked
-for the next one. Marks nobody is acting on any more (a crash between marking and lowering)
-are withdrawn before the next choice and at start.
+``lower``). The cost is only the fourth thing that controller ranks by, after being
+unscheduled, the phase and readiness: an unmarked pod not yet Running and Ready (a new
+instance's, or one the ReplicaSet just created in place of another) goes before every
+marked one. So the removal also waits until every unmarked pod is Running and Ready in our
+watch, and the status's ``readyReplicas`` agrees. Any failed step withdraws the marks, so
+a failed scale-down leaves no pod marked for the next one. Marks nobody is acting on any
+more (a crash between marking and lowering) are withdrawn before the next choice and at
+start.
 
 When the ReplicaSet still had pods to create it removes fewer than were chosen (it only
 deletes pods beyond its replicas); a follow-up then deletes the chosen pods that stayed.
@@ -52,6 +57,7 @@ from simkube.core.kubeapi import (
 from simkube.core.logs import get_logger
 
 log = get_logger(__name__)
+RUNNING = "Running"  # the pod phase the ReplicaSet controller ranks last
 
 
 def time_left(deadline: float) -> float:
@@ -99,15 +105,22 @@ class Removals:
                             for name in chosen), timeout=time_left(deadline)):
             raise UnavailableError(f"the watch did not show the pods of node group {group!r} "
                                    f"marked for removal; nothing was changed")
-        if not await poll(lambda: self._replica_set_counts_marks(group),
-                          timeout=time_left(deadline), interval=0.02):
-            raise UnavailableError(
-                f"the ReplicaSet controller has not yet counted the pods of node group "
-                f"{group!r} marked for removal (its cache lags); nothing was changed")
+        why_not = ""
 
-    async def _replica_set_counts_marks(self, group: str) -> bool:
-        """Whether the group's ReplicaSets, by their status, see the pods our watch sees:
-        as many active ones, and as many of those still carrying every template label."""
+        async def ready() -> bool:
+            nonlocal why_not
+            why_not = await self._why_not_yet(group)
+            return not why_not
+        if not await poll(ready, timeout=time_left(deadline), interval=0.02):
+            raise UnavailableError(f"{why_not}; nothing was changed")
+
+    async def _why_not_yet(self, group: str) -> str:
+        """Why lowering replicas now could remove a pod nobody chose; "" when it cannot.
+
+        The controller ranks pods that are not Running, then not Ready, before the cost, so
+        every unmarked pod must be Running and Ready; and its status must show that it sees
+        the pods as our watch does: as many active ones, as many of those still carrying
+        every template label (the marks), and as many Ready."""
         try:
             listing = await self._api.request(
                 "GET", REPLICA_SETS.path(namespace=self._config.namespace),
@@ -115,13 +128,26 @@ class Removals:
         except ApiError as exc:
             raise UnavailableError(f"cannot read the ReplicaSet of node group {group!r}: "
                                    f"{exc}") from None
-        counted = labelled = 0
+        counted = labelled = ready = 0
         for replica_set in listing.get("items", []):
             status = replica_set.get("status") or {}
             counted += int(status.get("replicas") or 0)
             labelled += int(status.get("fullyLabeledReplicas") or 0)
+            ready += int(status.get("readyReplicas") or 0)
         active = [pod for pod in self._index.groups[group].pods.values() if not pod.terminating]
-        return counted == len(active) and labelled == sum(1 for pod in active if not pod.marked)
+        if counted != len(active) or labelled != sum(1 for pod in active if not pod.marked):
+            return (f"the ReplicaSet controller has not yet counted the pods of node group "
+                    f"{group!r} marked for removal (its cache lags)")
+        starting = sorted(pod.name for pod in active
+                          if not pod.marked and not (pod.ready and pod.phase == RUNNING))
+        if starting:
+            return (f"pod(s) {', '.join(starting)} of node group {group!r} are not yet Running "
+                    f"and Ready, and the ReplicaSet controller would remove them before the "
+                    f"chosen ones")
+        if ready != sum(1 for pod in active if pod.ready):
+            return (f"the ReplicaSet controller has not yet seen the pods of node group "
+                    f"{group!r} Ready (its cache lags)")
+        return ""
 
     async def recover(self) -> None:
         """After a restart: marks whose scale-down never happened are withdrawn."""

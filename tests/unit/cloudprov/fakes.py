@@ -16,7 +16,7 @@ import yaml
 
 from simkube.cloudprov.config import CloudConfig, parse
 from simkube.cloudprov.current_run import CurrentRun
-from simkube.cloudprov.index import ClusterIndex, Kind
+from simkube.cloudprov.index import ClusterIndex, Kind, is_ready
 from simkube.cloudprov.manifests import fake_node, placeholder_deployment
 from simkube.cloudprov.naming import (
     DELETION_COST_ANNOTATION,
@@ -164,12 +164,16 @@ class FakeCluster(KubeClient):
                            "status": status}]}
 
     def replica_set_status(self, group: str) -> dict[str, int]:
-        active = [pod["metadata"] for path, pod in self.objects.items()
-                  if path.startswith(PODS) and pod["metadata"]["labels"].get(GROUP_LABEL) == group
-                  and not pod["metadata"].get("deletionTimestamp")]
+        active = [pod["metadata"] for pod in self.pods_of(group)]
         return {"replicas": len(active),
                 "fullyLabeledReplicas": sum(1 for meta in active
-                                            if meta["labels"].get(IN_SERVICE_LABEL) == IN_SERVICE)}
+                                            if meta["labels"].get(IN_SERVICE_LABEL) == IN_SERVICE),
+                "readyReplicas": sum(1 for pod in self.pods_of(group) if is_ready(pod))}
+
+    def pods_of(self, group: str) -> list[dict[str, Any]]:
+        return [pod for path, pod in self.objects.items()
+                if path.startswith(PODS) and pod["metadata"]["labels"].get(GROUP_LABEL) == group
+                and not pod["metadata"].get("deletionTimestamp")]
 
     # Building a cluster state.
 
@@ -178,14 +182,19 @@ class FakeCluster(KubeClient):
                                       infra=config.infra_node, replicas=replicas)
         self.put(f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments/{group}", body)
 
-    def pod(self, group: str, name: str, **annotations: str) -> None:
-        """A placeholder pod; one given MARKED is out of service, as the scaler leaves it."""
+    def pod(self, group: str, name: str, *, ready: bool = True, **annotations: str) -> None:
+        """A placeholder pod, Running and Ready as KWOK leaves it unless ``ready`` is False
+        (then Pending, as just created); one given MARKED is out of service, as the scaler
+        leaves it."""
         labels = {GROUP_LABEL: group}
         if annotations.get(DELETION_COST_ANNOTATION) != LOWEST_DELETION_COST:
             labels[IN_SERVICE_LABEL] = IN_SERVICE
+        status: dict[str, Any] = {"phase": "Pending"}
+        if ready:
+            status = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
         self.put(f"/api/v1/namespaces/{NAMESPACE}/pods/{name}", {
             "metadata": {"name": name, "labels": labels, "annotations": dict(annotations)},
-            "status": {"phase": "Running"}})
+            "status": status})
 
     def node(self, config: CloudConfig, group: str, name: str, *, ready: bool = True) -> None:
         body = fake_node(config.groups[group], namespace=NAMESPACE, name=name, pod_cidr=None)

@@ -6,8 +6,7 @@ import time
 import pytest
 
 from simkube.cloudprov.index import ClusterIndex, Kind, Phase
-from simkube.cloudprov.naming import GROUP_LABEL
-from tests.unit.cloudprov.fakes import MARKED, NAMESPACE, FakeCluster, make_config
+from tests.unit.cloudprov.fakes import MARKED, FakeCluster, make_config
 
 pytestmark = pytest.mark.unit
 
@@ -177,11 +176,9 @@ def test_when_ca_found_a_node_unneeded_is_kept_from_its_soft_taint(cluster: Fake
 
 
 def test_a_pods_phase_and_readiness_are_kept(cluster: FakeCluster) -> None:
-    """What the ReplicaSet controller ranks before the cost (removal.py reports them)."""
+    """What the ReplicaSet controller ranks before the cost (removal.py waits on them)."""
     cluster.pod("small", "running")
-    cluster.put(f"/api/v1/namespaces/{NAMESPACE}/pods/ready", {
-        "metadata": {"name": "ready", "labels": {GROUP_LABEL: "small"}},
-        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
+    cluster.pod("small", "starting", ready=False)
     pods = cluster.index.groups["small"].pods
-    assert (pods["running"].phase, pods["running"].ready) == ("Running", False)
-    assert (pods["ready"].phase, pods["ready"].ready) == ("Running", True)
+    assert (pods["running"].phase, pods["running"].ready) == ("Running", True)
+    assert (pods["starting"].phase, pods["starting"].ready) == ("Pending", False)

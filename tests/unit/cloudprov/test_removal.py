@@ -101,7 +101,7 @@ async def test_the_follow_up_names_the_pods_removed_in_place_of_the_chosen(
               if entry["event"] == "the ReplicaSet kept pods chosen for removal; deleting them"]
     assert kept["pods"] == ["a"]
     assert kept["removed_instead"] == [
-        {"pod": "b", "phase": "Running", "ready": False, "marked": False}]
+        {"pod": "b", "phase": "Running", "ready": True, "marked": False}]
 
 
 def test_removed_instead_lists_only_pods_that_went() -> None:
@@ -115,3 +115,48 @@ def test_removed_instead_lists_only_pods_that_went() -> None:
     assert removed_instead(before, now) == [
         {"pod": "b", "phase": "Pending", "ready": False, "marked": False},
         {"pod": "c", "phase": "Running", "ready": True, "marked": False}]
+
+
+async def test_replicas_wait_until_every_unmarked_pod_is_running_and_ready(
+        setup: ScalingSetup) -> None:
+    """The controller would remove a Pending or not-Ready pod before the marked one: a new
+    instance's pod, or one the ReplicaSet just made in place of another."""
+    setup.cluster.pod("small", "d", ready=False)
+
+    async def start_d() -> None:
+        await asyncio.sleep(0.2)
+        assert setup.replicas() == 3, "replicas dropped while d could have gone instead of a"
+        setup.cluster.pod("small", "d")
+    await asyncio.gather(start_d(), setup.scaler.delete_nodes(
+        "small", ["a"], deadline=setup.deadline()))
+    assert setup.replicas() == 2
+    assert setup.marked() == {"a"}
+
+
+async def test_an_unmarked_pod_that_never_starts_fails_the_removal_and_says_which(
+        setup: ScalingSetup) -> None:
+    setup.cluster.pod("small", "d", ready=False)
+    deadline = asyncio.get_running_loop().time() + 0.3
+    with pytest.raises(UnavailableError, match=r"pod\(s\) d of node group 'small' are not yet "
+                                               r"Running and Ready.*nothing was changed"):
+        await setup.scaler.delete_nodes("small", ["a"], deadline=deadline)
+    assert setup.replicas() == 3
+    assert setup.marked() == set()
+
+
+async def test_replicas_wait_until_the_controller_sees_the_pods_ready(
+        setup: ScalingSetup) -> None:
+    status = setup.cluster.replica_set_status("small")
+    setup.cluster.replica_set_cache["small"] = {**status, "readyReplicas": 0}
+
+    async def mark_status() -> None:
+        # The status the controller writes once it has seen a marked: counts catch up.
+        await asyncio.sleep(0.1)
+        setup.cluster.replica_set_cache["small"] = {
+            **setup.cluster.replica_set_status("small"), "readyReplicas": 1}
+        await asyncio.sleep(0.2)
+        assert setup.replicas() == 3, "replicas dropped while the controller saw pods unready"
+        del setup.cluster.replica_set_cache["small"]
+    await asyncio.gather(mark_status(), setup.scaler.delete_nodes(
+        "small", ["a"], deadline=setup.deadline()))
+    assert setup.replicas() == 2
