@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from structlog.testing import capture_logs
@@ -63,14 +64,8 @@ async def test_replicas_wait_until_the_replica_set_controller_counts_the_marks(
     # Its cache predates the marks: it would rank a, b and c alike and could remove any.
     setup.cluster.replica_set_cache["small"] = {"replicas": 3, "fullyLabeledReplicas": 3}
 
-    async def catch_up() -> None:
-        await asyncio.sleep(0.2)
-        assert setup.replicas() == 3, "replicas dropped before the controller saw the mark"
-        del setup.cluster.replica_set_cache["small"]
-    await asyncio.gather(catch_up(), setup.scaler.delete_nodes(
-        "small", ["a"], deadline=setup.deadline()))
-    assert setup.replicas() == 2
-    assert setup.marked() == {"a"}
+    await remove_a_once(setup, lambda: setup.cluster.replica_set_cache.pop("small"),
+                        why="replicas dropped before the controller saw the mark")
 
 
 async def test_a_replica_set_controller_that_never_counts_the_marks_changes_nothing(
@@ -123,14 +118,8 @@ async def test_replicas_wait_until_every_unmarked_pod_is_running_and_ready(
     instance's pod, or one the ReplicaSet just made in place of another."""
     setup.cluster.pod("small", "d", ready=False)
 
-    async def start_d() -> None:
-        await asyncio.sleep(0.2)
-        assert setup.replicas() == 3, "replicas dropped while d could have gone instead of a"
-        setup.cluster.pod("small", "d")
-    await asyncio.gather(start_d(), setup.scaler.delete_nodes(
-        "small", ["a"], deadline=setup.deadline()))
-    assert setup.replicas() == 2
-    assert setup.marked() == {"a"}
+    await remove_a_once(setup, lambda: setup.cluster.pod("small", "d"),
+                        why="replicas dropped while d could have gone instead of a")
 
 
 async def test_an_unmarked_pod_that_never_starts_fails_the_removal_and_says_which(
@@ -160,3 +149,16 @@ async def test_replicas_wait_until_the_controller_sees_the_pods_ready(
     await asyncio.gather(mark_status(), setup.scaler.delete_nodes(
         "small", ["a"], deadline=setup.deadline()))
     assert setup.replicas() == 2
+
+
+async def remove_a_once(setup: ScalingSetup, unblock: Callable[[], object], *, why: str) -> None:
+    """DeleteNodes for a while something holds the removal back: replicas stay at 3 until
+    ``unblock`` runs (0.2 s in), then drop to 2 with a the one marked."""
+    async def later() -> None:
+        await asyncio.sleep(0.2)
+        assert setup.replicas() == 3, why
+        unblock()
+    await asyncio.gather(later(), setup.scaler.delete_nodes(
+        "small", ["a"], deadline=setup.deadline()))
+    assert setup.replicas() == 2
+    assert setup.marked() == {"a"}
