@@ -13,7 +13,8 @@ turns unschedulable, when a pod ruled unschedulable under 10 s before changes (i
 words, or its deletion begins: CA's pod observer starts a loop for either), a scan interval
 after the previous moment, and at once after a moment
 whose CA loop added nodes (CA's ``scaled_up_nodes_total``) while pods of it still wait. At a
-moment whose oldest never-lifted unschedulable pod was seen ``AGE_S`` earlier, the gate holds
+moment whose oldest never-lifted unschedulable pod was seen ``AGE_S`` earlier (at once, at
+that moment made at once: a wave pod still without a node is older), the gate holds
 the clock, lifts the annotation from those pods at one wall instant (``scale_up_lifts.py``,
 so no CA loop sees part of a wave) and asks the holder for a CA loop that started after it.
 
@@ -27,11 +28,12 @@ max-node-provision-time) is left lifted: no node is coming for it.
 
 What this leaves, in trace time (docs/simulated-time.md has the measurements): a trigger
 during production's loop waits for that loop (0.1-0.3 s), here it does not; new pods due at
-a moment where planned ones are lifted wait for their own age, where production's loop
-plans for them at once if a planned pod is left over; gating again is a patch per pod right
-after a loop, not one instant, so a CA loop starting within those milliseconds sees part of
-the wave gated; production counts as "oldest" only pods its loop cannot fit on upcoming
-nodes, the gate only pods never lifted.
+a scan or trigger moment where planned ones are lifted wait for their own age, where
+production's loop plans for them at once if a planned pod is left over (the gate knows one
+is only right after a loop that bought nodes for part of a wave); gating again is a patch
+per pod right after a loop, not one instant, so a CA loop starting within those
+milliseconds sees part of the wave gated; production counts as "oldest" only pods its loop
+cannot fit on upcoming nodes, the gate only pods never lifted.
 """
 
 from __future__ import annotations
@@ -126,10 +128,12 @@ class ScaleUpGate:
             for task in self._tasks:
                 task.cancel()
 
-    def _moment(self, at: float) -> None:
+    def _moment(self, at: float, *, left_over: bool = False) -> None:
+        """A loop moment at ``at``. ``left_over``: pods lifted before are known to be left
+        over by production's packing, so its age test passes and the due pods go at once."""
         self._last_moment_s = at
         self.moments += 1
-        due = self.pods.take_due(at=at, age_s=self._age_s)
+        due = self.pods.take_due(at=at, age_s=0.0 if left_over else self._age_s)
         relifted = set(self.pods.planned)  # production's loop packs them afresh
         wave = self.pods.take_wave(due, at=at)
         if not wave:
@@ -165,8 +169,10 @@ class ScaleUpGate:
             await self._regate([uid for uid in pods if uid not in lift.failed])
             if (before is not None and after is not None and after.scaled_up > before.scaled_up
                     and any(uid in self.pods.planned for uid in pods)):
-                self.productive += 1  # production's CA loops again at once
-                self._moment(self._clock())
+                # Production's CA loops again at once, and its age test takes the oldest
+                # pod its packing leaves over: a wave pod still waiting for a node is one.
+                self.productive += 1
+                self._moment(self._clock(), left_over=True)
         finally:
             self._releases -= 1
 

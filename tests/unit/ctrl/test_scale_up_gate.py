@@ -360,3 +360,39 @@ async def test_a_wave_whose_loop_scaled_up_makes_the_next_moment_at_once() -> No
     await rig.settle()
     assert rig.gate.productive == 1  # that loop added nothing: production waits for a trigger
     assert rig.lifted().count("p-a") == 2
+
+
+async def test_the_moment_after_a_productive_loop_plans_new_pods_at_once() -> None:
+    """Production's age test takes the oldest pod its packing leaves over: right after a
+    loop that bought nodes for part of a wave, a wave pod still waiting is one, so a pod
+    that arrived a moment ago is planned with it, not after its own 2 s."""
+    rig = Rig()
+    rig.loops.scaled_up = 3
+    rig.arrive("a", at=0.0)
+    rig.unschedulable("a", at=2.5)  # the wave
+    rig.loops.pause_at = 3
+    await rig.settle()
+    rig.arrive("n", at=2.9)
+    rig.unschedulable("n", at=3.0)  # 0.1 s old: a scan or trigger moment would wait for it
+    rig.loops.scaled_up = 5  # the wave's loop bought nodes; "a" still waits for one
+    rig.loops.paused.set()
+    await rig.settle()
+    assert rig.gate.productive == 1
+    assert rig.lifted().count("p-n") == 1  # planned at the moment made at once
+    assert rig.lifted().count("p-a") == 2
+
+
+async def test_a_scan_moment_still_waits_for_a_new_pods_age() -> None:
+    """Without a loop that bought nodes, nothing is known to be left over: a pod 0.5 s old
+    waits, as production's loop does when every left-over pod is new."""
+    rig = Rig()
+    rig.arrive("a", at=0.0)
+    rig.unschedulable("a", at=2.5)  # planned; its loop bought nothing
+    await rig.settle()
+    rig.arrive("n", at=12.0)
+    rig.unschedulable("n", at=12.0)
+    rig.now = 12.5
+    rig.gate._moment(12.5)  # the scan
+    await rig.settle()
+    assert "p-n" not in rig.lifted()
+    assert rig.gate.productive == 0
