@@ -153,8 +153,10 @@ def run_sweep(*, sweep: Sweep, points: Sequence[Point], output: Path, runner: Po
                 on_change(record)
 
         with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="sweep") as pool:
-            futures = [pool.submit(one, point) for point in todo]
-            try:
+            futures: list[Future[None]] = []
+            try:  # submitting too: point 0 may already run, and Ctrl-C come, meanwhile
+                for point in todo:
+                    futures.append(pool.submit(one, point))
                 _wait_all(futures)
             except KeyboardInterrupt:
                 stop.set()
