@@ -28,6 +28,19 @@ keep a burst's plan whole, as the wait did in production:
 Bypassing the wait also bypasses what it decides: when production plans. sk-ctrl plays that
 in trace time with CA's own per-pod ``pod-scale-up-delay`` annotation (``ctrl/scale_up_gate.py``).
 
+Where the gate plays production's loop moments, CA's own scan serves only to start a loop
+soon after the gate lifts a wave, and each of those waits holds the run's clock. On the
+scan interval ÷ speed (1 s of wall time at 10x) a hold took about a second per moment, and
+moments come every scan interval of trace time while planned pods wait for their nodes:
+holds then took half the run's wall time, their cap (``ctrl/holding.py``), and the rest of
+the run went unheld (fidelity run 26 at 10x: 99 holds skipped, a wave planned 11 s late). So a
+gated run's CA scans every ``GATED_SCAN_MS`` of wall time at most (``run_flags``). That also
+brings back some of what frequent loops give production and a scan-only CA lacks: a loop
+soon after one that scaled up or down (production's starts at once). What it changes: CA
+notices an unneeded node, and removes one unneeded for long enough, at its next loop; on
+the shorter scan that is sooner than production's scan-interval loops would be
+(docs/simulated-time.md has the measured effect).
+
 Below speed 1 the wait cannot be lengthened; it stays, shorter in trace time than
 production's. A command line that already sets a flag keeps its own value.
 """
@@ -36,7 +49,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from simkube.core.simtime import TimeScale
+from simkube.core.durations import go_duration
+from simkube.core.simtime import TimerPlan, TimeScale
+from simkube.core.timers import SCAN_INTERVAL, Component
 
 # CA leaves a pod younger than this annotation's duration out of scale-up (``filterOutYoungPods``);
 # a held replay's pods carry it until sk-ctrl releases them (``ctrl/scale_up_gate.py``).
@@ -46,6 +61,7 @@ BYPASSED_SCHEDULER = "default-scheduler"  # the environment's kube-scheduler, ev
 BYPASSED_FLAG = "bypassed-scheduler-names"
 ALLOWED_FLAG = "allowed-scheduler-names"
 FREQUENT_LOOPS_FLAG = "frequent-loops-enabled"
+GATED_SCAN_MS = 250  # wall: a gated run's CA scans at least this often (see above)
 
 
 def _value(argv: Sequence[str], flag: str) -> str:
@@ -80,3 +96,14 @@ def skips_age_wait(*, scale: TimeScale, argv: Sequence[str]) -> bool:
     pod-age wait because of ``replay_flags``; a user's own bypass is not counted, as the
     run then has no production wait to put back."""
     return BYPASSED_FLAG in replay_flags(scale=scale, argv=argv)
+
+
+def run_flags(*, plan: TimerPlan, argv: Sequence[str], gated: bool) -> dict[str, str]:
+    """Every flag a run puts on CA's command line ``argv``: its timers (``plan``), the
+    replay's flags, and, where sk-ctrl gates scale-up (``gated``), a scan of
+    ``GATED_SCAN_MS`` at most."""
+    flags = {**plan.flags(Component.CLUSTER_AUTOSCALER),
+             **replay_flags(scale=plan.scale, argv=argv)}
+    if gated and plan.wall_ms(SCAN_INTERVAL.key) > GATED_SCAN_MS:
+        flags[SCAN_INTERVAL.name] = go_duration(GATED_SCAN_MS)
+    return flags

@@ -186,6 +186,7 @@ METRICS_SERVER = (
 CATALOGUE: tuple[Timer, ...] = (*CLUSTER_AUTOSCALER, *KUBE_SCHEDULER, *KUBE_CONTROLLER_MANAGER,
                                 *KARPENTER, *METRICS_SERVER)
 BY_KEY = {timer.key: timer for timer in CATALOGUE}
+SCAN_INTERVAL = BY_KEY[f"{Component.CLUSTER_AUTOSCALER.value}.scan-interval"]
 
 
 def replay_defaults() -> dict[str, int]:

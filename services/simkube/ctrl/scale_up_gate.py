@@ -21,10 +21,10 @@ so no CA loop sees part of a wave) and asks the holder for a CA loop that starte
 Once that loop has seen a wave, its pods still without a node are gated again and lifted
 again at every later moment (``planned``): CA packs pending pods onto upcoming nodes afresh
 each loop, in no set order, and a packing that leaves one over buys another node. A replay's
-CA loops every scan interval of *wall* time, many times per production loop while the clock
-is held, so without this it drew more packings than production and bought nodes production
-did not. A pod still without a node ``planned_for_s`` after its first plan (CA's
-max-node-provision-time) is left lifted: no node is coming for it.
+CA loops every ``GATED_SCAN_MS`` of *wall* time (``core/replay_flags.py``), many times per
+production loop while the clock is held, so without this it drew more packings than
+production and bought nodes production did not. A pod still without a node ``planned_for_s``
+after its first plan (CA's max-node-provision-time) is left lifted: no node is coming for it.
 
 What this leaves, in trace time (docs/simulated-time.md has the measurements): a trigger
 during production's loop waits for that loop (0.1-0.3 s), here it does not; new pods due at

@@ -33,10 +33,10 @@ from simkube.core.kubeapi import (
     poll,
 )
 from simkube.core.logs import get_logger
-from simkube.core.replay_flags import replay_flags
+from simkube.core.replay_flags import run_flags
 from simkube.core.replay_flags import skips_age_wait as flags_skip_age_wait
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale, plan
-from simkube.core.timers import BY_KEY, Component, Timer, replay_defaults
+from simkube.core.timers import BY_KEY, SCAN_INTERVAL, Component, Timer, replay_defaults
 from simkube.env import retiming
 from simkube.simulation.run_configmap import RUN_CONFIGMAP, RunTiming, timescale_data
 
@@ -49,7 +49,6 @@ NOT_APPLIED = ("not applied: sk-ctrl was started without --env or --autoscaler-d
 BASE_ARGS_ANNOTATION = "simkube.dev/base-args"
 RUN_ANNOTATION = "simkube.dev/run"
 ROLLOUT_TIMEOUT = 180.0
-SCAN_INTERVAL = BY_KEY[f"{Component.CLUSTER_AUTOSCALER.value}.scan-interval"]
 MAX_NODE_PROVISION_TIME = BY_KEY[f"{Component.CLUSTER_AUTOSCALER.value}.max-node-provision-time"]
 SCALE_DOWN_UNNEEDED = f"{Component.CLUSTER_AUTOSCALER.value}.scale-down-unneeded-time"
 DELETE_DELAY_AFTER_TAINT = f"{Component.CLUSTER_AUTOSCALER.value}.node-delete-delay-after-taint"
@@ -63,9 +62,10 @@ class TimerTarget(Protocol):
         ``from_environment`` ones a Simulation leaves unset."""
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    run_configmap: str = "") -> None:
+                    run_configmap: str = "", gated: bool = False) -> None:
         """Timers for run ``run``; the autoscaler starts afresh for every run.
-        ``run_configmap`` ("namespace/name") is where the run's holds are published."""
+        ``run_configmap`` ("namespace/name") is where the run's holds are published;
+        ``gated``: sk-ctrl gates the run's scale-up (``core.replay_flags.run_flags``)."""
 
     async def skips_age_wait(self, *, scale: TimeScale) -> bool:
         """Whether Cluster Autoscaler is started without production's pod-age wait for a run
@@ -93,12 +93,12 @@ class LocalEnvironment:
         return await asyncio.to_thread(retiming.skips_age_wait, self.name, scale=scale)
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    run_configmap: str = "") -> None:
+                    run_configmap: str = "", gated: bool = False) -> None:
         # Not at construction: sk-ctrl starts inside 'env up', which holds the state's lock.
         autoscaler = await asyncio.to_thread(retiming.autoscaler_of, self.name)
         self.description = self._describe(autoscaler or "no autoscaler")
         await asyncio.to_thread(retiming.retime, self.name, scale=scale, settings=settings,
-                                fresh=True, run_configmap=run_configmap)
+                                fresh=True, run_configmap=run_configmap, gated=gated)
 
     async def restore(self) -> None:
         await asyncio.to_thread(retiming.restore, self.name)
@@ -119,10 +119,10 @@ class AutoscalerDeployment:
         return {}  # CA's own args are replaced by the run's, as in a local environment
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    run_configmap: str = "") -> None:
-        flags = plan(scale=scale, settings=settings).flags(Component.CLUSTER_AUTOSCALER)
+                    run_configmap: str = "", gated: bool = False) -> None:
+        scaled = plan(scale=scale, settings=settings)
         await self._set(lambda base: with_flags(
-            base, flags={**flags, **replay_flags(scale=scale, argv=base)}), run=run)
+            base, flags=run_flags(plan=scaled, argv=base, gated=gated)), run=run)
 
     async def restore(self) -> None:
         await self._set(None, run=None)
@@ -237,7 +237,8 @@ def provision_time_s(spec: SimulationSpec) -> float:
 
 def loop_wait_s(spec: SimulationSpec) -> float:
     """Wall seconds a replay's CA may take to start a loop: two of its scan intervals, as it
-    loops on its scan alone (``core/replay_flags.py``, ``ctrl/autoscaler_loops.py``)."""
+    loops on its scan alone (``core/replay_flags.py``, ``ctrl/autoscaler_loops.py``); a
+    gated run's CA scans more often than that, so the bound is generous there."""
     return 2 * spec.scale.to_wall(scan_interval_s(spec))
 
 
@@ -259,7 +260,7 @@ async def prepare_timers(kube: KubeClient, *, target: TimerTarget | None,
                       timing=run_timing(spec=spec, run=run, scaled=scaled))
     if target is not None:
         await target.apply(scale=spec.scale, settings=settings, run=run, run_configmap=(
-            f"{config.namespace}/{RUN_CONFIGMAP}" if config is not None else ""))
+            f"{config.namespace}/{RUN_CONFIGMAP}" if config is not None else ""), gated=gates)
     applied = target.description if target else NOT_APPLIED
     warnings = tuple(timer.describe() for timer in scaled.distorted())
     if target is None and spec.scale != REAL_TIME:

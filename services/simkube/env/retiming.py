@@ -30,7 +30,7 @@ from simkube.core import simtime
 from simkube.core.config import load_yaml_mapping
 from simkube.core.flags import with_flags
 from simkube.core.logs import get_logger
-from simkube.core.replay_flags import replay_flags
+from simkube.core.replay_flags import run_flags
 from simkube.core.replay_flags import skips_age_wait as flags_skip_age_wait
 from simkube.core.simtime import REAL_TIME, TimerPlan, TimerSettings, TimeScale
 from simkube.core.timers import NEVER, Component
@@ -73,13 +73,12 @@ def _scheduler_argv(env: state.EnvState, base: list[str], plan: TimerPlan,
 
 
 def _wanted(env: state.EnvState, record: state.ComponentRecord,
-            plan: TimerPlan | None, run_configmap: str) -> list[str]:
+            plan: TimerPlan | None, run_configmap: str, *, gated: bool) -> list[str]:
     base = record.base_argv or record.argv
     if plan is None:
         return base
     if record.name == AUTOSCALER:
-        return with_flags(base, flags={**plan.flags(Component.CLUSTER_AUTOSCALER),
-                                       **replay_flags(scale=plan.scale, argv=base)})
+        return with_flags(base, flags=run_flags(plan=plan, argv=base, gated=gated))
     if record.name == KARPENTER:
         return run_argv(base, plan=plan, skip=NODEPOOL_TIMERS, run_configmap=run_configmap)
     if record.name in FLAG_TIMERS:
@@ -90,7 +89,7 @@ def _wanted(env: state.EnvState, record: state.ComponentRecord,
 
 
 def retime(name: str, *, scale: TimeScale, settings: TimerSettings | None = None,
-           fresh: bool = False, run_configmap: str = "") -> list[str]:
+           fresh: bool = False, run_configmap: str = "", gated: bool = False) -> list[str]:
     """Restart what must change for a run at ``scale`` with ``settings`` (trace time;
     None: production defaults, and the environment's own where it has them); the names of
     the components restarted. ``fresh`` restarts the autoscaler even when its command line
@@ -98,10 +97,12 @@ def retime(name: str, *, scale: TimeScale, settings: TimerSettings | None = None
     it last scaled up, which nodes have been unneeded since when, backed-off groups,
     pending consolidation decisions), or repetitions stop being comparable.
     ``run_configmap`` ("namespace/name"): the run's ConfigMap, whose holds the paced
-    builds' clocks follow (``env.pacing``)."""
+    builds' clocks follow (``env.pacing``). ``gated``: sk-ctrl gates the run's scale-up,
+    so CA scans on the gated cadence (``core.replay_flags.run_flags``)."""
     chosen = (settings or TimerSettings()).with_defaults(environment_timers(name))
     return _apply(name, simtime.plan(scale=scale, settings=chosen),
-                  fresh=(AUTOSCALER, KARPENTER) if fresh else (), run_configmap=run_configmap)
+                  fresh=(AUTOSCALER, KARPENTER) if fresh else (), run_configmap=run_configmap,
+                  gated=gated)
 
 
 def skips_age_wait(name: str, *, scale: TimeScale) -> bool:
@@ -121,7 +122,7 @@ def restore(name: str) -> list[str]:
 
 
 def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = (),
-           run_configmap: str = "") -> list[str]:
+           run_configmap: str = "", gated: bool = False) -> list[str]:
     restarted: list[str] = []
     with running(name, wait=LOCK_WAIT_S) as env:
         if plan is not None and plan.scale != REAL_TIME and run_configmap:
@@ -131,7 +132,7 @@ def _apply(name: str, plan: TimerPlan | None, *, fresh: tuple[str, ...] = (),
         for record in env.components:
             if not record.argv:
                 continue
-            argv = _wanted(env, record, plan, run_configmap)
+            argv = _wanted(env, record, plan, run_configmap, gated=gated)
             if argv == record.argv and record.name not in fresh:
                 continue
             if not record.base_argv:

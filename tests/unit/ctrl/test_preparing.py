@@ -41,7 +41,7 @@ class Target:
         return {}
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    run_configmap: str = "") -> None:
+                    run_configmap: str = "", gated: bool = False) -> None:
         self.applied.append((scale.speed, run))
         self.run_configmap = run_configmap
         if self.api is not None:

@@ -216,7 +216,7 @@ class FailingTarget:
         return {}
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    run_configmap: str = "") -> None:
+                    run_configmap: str = "", gated: bool = False) -> None:
         raise self.error
 
     async def skips_age_wait(self, *, scale: TimeScale) -> bool:

@@ -22,13 +22,15 @@ class FakeTarget:
     def __init__(self, own: dict[str, int]) -> None:
         self.own = own
         self.applied: list[TimerSettings] = []
+        self.gated: list[bool] = []
 
     async def environment_timers(self) -> dict[str, int]:
         return self.own
 
     async def apply(self, *, scale: TimeScale, settings: TimerSettings, run: str,
-                    run_configmap: str = "") -> None:
+                    run_configmap: str = "", gated: bool = False) -> None:
         self.applied.append(settings)
+        self.gated.append(gated)
 
     async def skips_age_wait(self, *, scale: TimeScale) -> bool:
         return scale.faster_than_real_time
@@ -94,3 +96,5 @@ async def test_a_held_run_whose_ca_skips_the_age_wait_gates_its_pods() -> None:
         timers = await prepare_timers(cast(KubeClient, None), target=target, spec=spec({}),
                                       config=None, run="r1", holding=holding)
         assert timers.gates_scale_up is gates
+        if target is not None:  # CA is started on the gated cadence exactly when gated
+            assert target.gated == [gates]
