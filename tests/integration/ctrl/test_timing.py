@@ -72,6 +72,11 @@ async def test_the_deployment_gets_scaled_flags_and_its_own_back(api: KubeClient
         assert json.loads(again["metadata"]["annotations"][BASE_ARGS_ANNOTATION]) == ARGS
         assert "--scan-interval=1000ms" in again["spec"]["template"]["spec"]["containers"][0][
             "args"]
+        # A gated run's CA scans on the gated cadence (core.replay_flags.run_flags).
+        await target.apply(scale=TimeScale(20), settings=settings, run="s-r3", gated=True)
+        gated = await api.request("GET", f"{path}/cluster-autoscaler")
+        assert "--scan-interval=250ms" in gated["spec"]["template"]["spec"]["containers"][0][
+            "args"]
         await target.restore()
         restored = await api.request("GET", f"{path}/cluster-autoscaler")
         assert restored["spec"]["template"]["spec"]["containers"][0]["args"] == ARGS
