@@ -53,3 +53,33 @@ async def test_deleting_deployment_garbage_collects_replicaset_and_pods(
         return not sets.items and not await pods_of(kube, namespace, "gc")
 
     await eventually(all_gone, timeout=60, what="the ReplicaSet and pods to be collected")
+
+
+def _ready(pod: client.V1Pod) -> str:
+    return next((c.status for c in pod.status.conditions or [] if c.type == "Ready"), "")
+
+
+async def test_a_running_pod_marked_not_ready_is_ready_again(
+        kube: client.ApiClient, namespace: str) -> None:
+    """What the node lifecycle controller writes to every pod of a Node whose heartbeats
+    lapsed (``MarkPodsNotReady``); a kubelet reports the pod ready again, and so must KWOK."""
+    core = client.CoreV1Api(kube)
+    await client.AppsV1Api(kube).create_namespaced_deployment(
+        namespace, deployment("lapse", replicas=1))
+
+    async def running_and_ready() -> client.V1Pod | None:
+        pods = await pods_of(kube, namespace, "lapse")
+        ready = [p for p in pods if p.status.phase == "Running" and _ready(p) == "True"]
+        return ready[0] if ready else None
+
+    pod = await eventually(running_and_ready, timeout=60, what="a Running, Ready pod")
+    await core.patch_namespaced_pod_status(pod.metadata.name, namespace, {"status": {
+        "conditions": [{"type": "Ready", "status": "False", "reason": "NodeNotReady"}]}})
+    marked = await core.read_namespaced_pod(pod.metadata.name, namespace)
+    assert marked.metadata.resource_version != pod.metadata.resource_version
+
+    async def ready_again() -> bool:
+        now = await core.read_namespaced_pod(pod.metadata.name, namespace)
+        return now.status.phase == "Running" and _ready(now) == "True"
+
+    await eventually(ready_again, timeout=30, what="KWOK to report the pod Ready again")

@@ -62,3 +62,19 @@ def test_startup_delay_is_read_from_the_pod() -> None:
 def test_node_readiness_waits_for_the_cloud_providers_annotation() -> None:
     delay = _stages(ENV_STAGES)["node-ready"]["delay"]
     assert delay["durationFrom"]["jq"]["expression"] == _annotation(READY_AFTER_ANNOTATION)
+
+
+def test_a_running_pod_marked_not_ready_is_readied_unless_it_has_a_lifetime() -> None:
+    stage = _stages(ENV_STAGES)["pod-ready-again"]
+    keys = {expression["key"]: (expression["operator"], expression.get("values"))
+            for expression in stage["selector"]["matchExpressions"]}
+    assert keys[".status.phase"] == ("In", ["Running"])
+    assert keys['.status.conditions.[] | select( .type == "Ready" ) | .status'] == (
+        "NotIn", ["True"])
+    assert keys[_annotation(POD_LIFETIME)] == ("DoesNotExist", None)
+    assert keys[".metadata.deletionTimestamp"] == ("DoesNotExist", None)
+    assert "delay" not in stage
+    conditions = yaml.safe_load(stage["next"]["statusTemplate"].replace(
+        "{{ $now := Now }}", "").replace("{{ $now | Quote }}", "now"))["conditions"]
+    assert {c["type"]: c["status"] for c in conditions} == {"Ready": "True",
+                                                             "ContainersReady": "True"}
